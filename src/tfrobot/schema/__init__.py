@@ -1,0 +1,1 @@
+"""Pure data models shared by every layer: messages, users, the LLM request formats. No I/O."""

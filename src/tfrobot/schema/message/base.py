@@ -1,0 +1,203 @@
+"""`BaseMessage`: the one message shape that flows between brain, chains, memory and tools.
+
+`to_llm_request()` is the single entry from this standard format into the provider-neutral LLM format
+(seed: "to_llm_request() 契约"). User and assistant messages have rich, subclass-specific content, so the
+base refuses to convert them rather than produce a request that silently loses `tool_calls` or parts;
+system, tool, console and function messages have one shape and convert here.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal, Self, TypeAlias, cast
+
+from pydantic import AnyUrl, BaseModel, ConfigDict, Field, GetCoreSchemaHandler
+from pydantic_core import CoreSchema
+
+from tfrobot.schema.message.console import ConsoleResult
+from tfrobot.schema.message.discriminator import adapter, has_descendants, message_union_schema, register
+from tfrobot.schema.message.errors import MessageContractError
+from tfrobot.schema.message.llms.llm_requests import (
+    LLMFunctionMessage,
+    LLMMessage,
+    LLMSystemMessage,
+    LLMTFLMessage,
+    LLMToolMessage,
+    LLMUserMessage,
+)
+from tfrobot.schema.message.msg_part import MsgPart
+from tfrobot.schema.message.tool import FunctionCall, FunctionReturn, ToolCall, ToolReturn
+from tfrobot.schema.types import AttributeValue
+from tfrobot.schema.users import BaseGroup, BaseUser
+
+Role: TypeAlias = Literal["system", "user", "assistant", "function", "tool", "console"]
+
+MessageContent: TypeAlias = (
+    str | Path | AnyUrl | BaseUser | MsgPart | Sequence["BaseMessage"] | Sequence[MsgPart] | None
+)
+"""What `content` may hold; each subclass narrows it (seed: "子类通过泛型收窄")."""
+
+
+def now_ms() -> int:
+    """Current time in milliseconds: the resolution of `create_ts`, the trace's ordering key."""
+    return time.time_ns() // 1_000_000
+
+
+def new_msg_id() -> str:
+    """A fresh, globally unique message id."""
+    return uuid.uuid4().hex
+
+
+class BaseMessage(BaseModel):
+    """A message of any role; the fallback class for system, tool, console and function messages.
+
+    Used as a type anywhere (``list[BaseMessage]``, a dict value, a TypeAdapter), this class validates to
+    the registered subclass that the record's `role:msg_type` names: subclasses never degrade to the base
+    (see `tfrobot.schema.message.discriminator`). Unknown fields are kept, so a record written by a newer
+    version survives a load and a save unchanged.
+    """
+
+    model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64")
+
+    role: Role = Field(description="Who speaks; selects the conversion branch.")
+    content: MessageContent = Field(default=None, description="Polymorphic content, narrowed by subclasses.")
+    tool_calls: list[ToolCall] | None = Field(default=None, description="Tool calls requested by the LLM.")
+    tool_reses: Sequence[str | ToolReturn] | None = Field(default=None, description="Tool results (role=tool).")
+    function_call: FunctionCall | None = Field(default=None, description="Legacy OpenAI function call.")
+    function_res: FunctionReturn | None = Field(default=None, description="Legacy function result.")
+    console_reses: Sequence[str | ConsoleResult] | None = Field(
+        default=None, description="TFL interpreter output (role=console)."
+    )
+    tfl_scripts: list[str] | None = Field(default=None, description="TFL scripts written by the assistant.")
+    additional_kwargs: dict[str, AttributeValue] = Field(
+        default_factory=dict, description="Free metadata: msg_meta, emphasis marks, `__trace_meta`."
+    )
+    create_ts: int = Field(default_factory=now_ms, description="Creation time in ms; orders trace records.")
+    creator: BaseUser | None = Field(default=None, description="Who wrote it.")
+    group: BaseGroup | None = Field(default=None, description="Where it was said.")
+    msg_id: str = Field(default_factory=new_msg_id, description="Globally unique id; writes are idempotent on it.")
+    conversation_id: str | None = Field(default=None, description="The conversation it belongs to.")
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return message_union_schema(cls, handler)
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Self:
+        """Validate `obj` as `cls` or the descendant its `role:msg_type` names (never the bare base)."""
+        if has_descendants(cls):
+            return cast(Self, adapter(cls).validate_python(obj, **kwargs))
+        return super().model_validate(obj, **kwargs)
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> Self:
+        """Validate JSON as `cls` or the descendant its `role:msg_type` names (never the bare base)."""
+        if has_descendants(cls):
+            return cast(Self, adapter(cls).validate_json(json_data, **kwargs))
+        return super().model_validate_json(json_data, **kwargs)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        register(cls)
+
+    def to_llm_request(self) -> LLMMessage | list[LLMMessage]:
+        """Convert to the provider-neutral LLM format (see the module docstring for the contract)."""
+        match self.role:
+            case "user" | "assistant":
+                raise self._contract_error()
+            case "system":
+                return LLMSystemMessage(content=self.text())
+            case "console":
+                return self._console_to_llm()
+            case "tool":
+                return self._tool_to_llm()
+            case "function":
+                if self.function_res is None:
+                    raise MessageContractError(f"function message {self.msg_id} has no `function_res` to send")
+                return LLMFunctionMessage(name=self.function_res.name, content=self.function_res.result)
+
+    def text(self) -> str:
+        """The content as plain text (parts joined; media by their `detail`), for logs and text-only roles.
+
+        Tool and console messages without content read as their results."""
+        if self.content is None and (self.tool_reses or self.console_reses):
+            results = [*(self.tool_reses or ()), *(self.console_reses or ())]
+            return "\n".join(r if isinstance(r, str) else r.result for r in results)
+        return content_text(self.content)
+
+    def _contract_error(self) -> MessageContractError:
+        msg_type = getattr(self, "msg_type", None)
+        unknown = f" with msg_type {msg_type!r} (unknown to this version)" if msg_type else ""
+        example = "TextMessage" if self.role == "user" else "AssistantTextMessage"
+        return MessageContractError(
+            f"{self.role} message {self.msg_id}{unknown} is a plain {type(self).__name__}: {self.role} messages "
+            f"must be a subclass that implements to_llm_request() (e.g. {example}). A base instance here means "
+            "it was built directly or written by a newer TFRobot; load it with the version that wrote it."
+        )
+
+    def _console_to_llm(self) -> list[LLMMessage]:
+        out: list[LLMMessage] = []
+        attachments: list[MsgPart] = []
+        for res in self.console_reses or ():
+            if isinstance(res, str):
+                out.append(LLMTFLMessage(content=res))
+                continue
+            out.append(LLMTFLMessage(content=res.result or res.summary_result or ""))
+            attachments.extend(res.attachments)
+        if not out and self.content is not None:
+            out.append(LLMTFLMessage(content=self.text()))
+        if attachments:
+            out.append(LLMUserMessage(content=attachments, attachment_of=self.msg_id))
+        return out
+
+    def _tool_to_llm(self) -> list[LLMMessage]:
+        out: list[LLMMessage] = []
+        carriers: list[LLMMessage] = []
+        for index, res in enumerate(self.tool_reses or ()):
+            if isinstance(res, str):
+                raise MessageContractError(
+                    f"tool message {self.msg_id}: result #{index} is a bare string without a call id, and no "
+                    "provider accepts a tool result it cannot match to its call; store a ToolReturn(call_id=…)"
+                )
+            out.append(
+                LLMToolMessage(tool_call_id=res.call_id, name=res.name, content=res.result, is_error=res.is_error)
+            )
+            if res.attachments:
+                carriers.append(LLMUserMessage(content=list(res.attachments), attachment_of=res.call_id))
+        if not out:
+            raise MessageContractError(f"tool message {self.msg_id} has no `tool_reses` to send")
+        return out + carriers
+
+
+def content_text(content: MessageContent) -> str:
+    """Render any message content as text; media parts become their `detail` (or a short placeholder)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, BaseUser):
+        return f"{content.name or content.uid} (contact {content.uid})"
+    if isinstance(content, Path | AnyUrl):
+        return str(content)
+    if isinstance(content, BaseModel) and not isinstance(content, BaseMessage):
+        return part_text(content)
+    return "\n".join(
+        content_text(item.content) if isinstance(item, BaseMessage) else part_text(item) for item in content
+    )
+
+
+def part_text(part: BaseModel) -> str:
+    """A part as text: its text, or a media part's `detail`, or a placeholder naming its source."""
+    if isinstance(part, BaseMessage):
+        return content_text(part.content)
+    text = getattr(part, "text", None)
+    if isinstance(text, str):
+        return text
+    detail = getattr(part, "detail", "")
+    if detail:
+        return str(detail)
+    return f"[{getattr(part, 'type', 'media')}: {getattr(part, 'source', '')}]"

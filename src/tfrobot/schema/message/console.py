@@ -1,0 +1,22 @@
+"""What the TFL interpreter prints back: neither a tool result nor assistant text."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tfrobot.schema.message.msg_part import MsgPart
+from tfrobot.schema.types import AttributeValue
+
+
+class ConsoleResult(BaseModel):
+    """The console echo of one TFL script run (seed: "DSL 解释器执行后的「控制台回显」")."""
+
+    model_config = ConfigDict(extra="allow")
+
+    result: str = Field(default="", description="Full console output, as the LLM should read it.")
+    summary_result: str | None = Field(default=None, description="Short form for long outputs and UI lists.")
+    attachments: list[MsgPart] = Field(default_factory=list, description="Media the script attached to its output.")
+    script: str | None = Field(default=None, description="The TFL source that produced this output.")
+    trace_meta: dict[str, AttributeValue] | None = Field(
+        default=None, description="Interpreter facts: steps used, duration, error position."
+    )

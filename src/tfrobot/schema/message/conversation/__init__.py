@@ -1,0 +1,1 @@
+"""Concrete user/assistant message classes and the per-turn intermediate trace."""

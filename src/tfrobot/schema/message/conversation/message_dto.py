@@ -1,0 +1,236 @@
+"""The concrete message classes: nine user kinds and the assistant's text message (seed: "子类分布").
+
+Each class fixes `role` and `msg_type` with literals, which is all it takes to join every message union:
+there is no list of classes to edit (see `tfrobot.schema.message.discriminator`). `Message` and
+`UserAndAssMsg` are the names the seed gives those unions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import AnyUrl, Field
+
+from tfrobot.schema.message.base import BaseMessage, content_text, part_text
+from tfrobot.schema.message.conversation.trace import IntermediateTrace
+from tfrobot.schema.message.discriminator import DEFAULT_TAG, DISPATCH, get_discriminator_value
+from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMUserMessage
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.msg_part import (
+    AudioUserMsgPart,
+    FileUserMsgPart,
+    ImageUserMsgPart,
+    MsgPart,
+    TextUserMsgPart,
+    VideoUserMsgPart,
+)
+from tfrobot.schema.users import BaseUser
+
+__all__ = [
+    "DEFAULT_TAG",
+    "AssistantMessage",
+    "AssistantTextMessage",
+    "AttachmentMessage",
+    "AudioMessage",
+    "ContactMessage",
+    "HistoryMessage",
+    "ImageMessage",
+    "Message",
+    "MultiPartMessage",
+    "TextMessage",
+    "UrlMessage",
+    "UserAndAssMsg",
+    "UserMessage",
+    "VideoMessage",
+    "get_discriminator_value",
+]
+
+
+class UserMessage(BaseMessage):
+    """Base of the user kinds. Carries the turn's trace; on its own it cannot become an LLM request."""
+
+    role: Literal["user"] = "user"
+    intermediate_trace: IntermediateTrace = Field(
+        default_factory=IntermediateTrace, description="Inner messages of the turn this message started."
+    )
+
+    def _llm_user(self, content: str | list[MsgPart]) -> LLMUserMessage:
+        name = self.creator.name if self.creator is not None else None
+        return LLMUserMessage(content=content, name=name)
+
+
+class TextMessage(UserMessage):
+    """Plain text from the user."""
+
+    msg_type: Literal["text"] = "text"
+    content: str
+
+    def to_llm_request(self) -> LLMUserMessage:
+        return self._llm_user(self.content)
+
+
+class ImageMessage(UserMessage):
+    """A single image sent on its own."""
+
+    msg_type: Literal["image"] = "image"
+    content: ImageUserMsgPart
+
+    def to_llm_request(self) -> LLMUserMessage:
+        return self._llm_user([self.content])
+
+
+class AudioMessage(UserMessage):
+    """A voice message or audio clip."""
+
+    msg_type: Literal["audio"] = "audio"
+    content: AudioUserMsgPart
+
+    def to_llm_request(self) -> LLMUserMessage:
+        return self._llm_user([self.content])
+
+
+class VideoMessage(UserMessage):
+    """A video clip."""
+
+    msg_type: Literal["video"] = "video"
+    content: VideoUserMsgPart
+
+    def to_llm_request(self) -> LLMUserMessage:
+        return self._llm_user([self.content])
+
+
+class AttachmentMessage(UserMessage):
+    """A file: a PDF or any other document."""
+
+    msg_type: Literal["attachment"] = "attachment"
+    content: FileUserMsgPart
+
+    def to_llm_request(self) -> LLMUserMessage:
+        return self._llm_user([self.content])
+
+
+class ContactMessage(UserMessage):
+    """A contact card shared in the chat."""
+
+    msg_type: Literal["contact"] = "contact"
+    content: BaseUser
+
+    def to_llm_request(self) -> LLMUserMessage:
+        return self._llm_user(f"[shared contact] {content_text(self.content)}")
+
+
+class UrlMessage(UserMessage):
+    """A shared link, with the title and summary the platform showed, if any."""
+
+    msg_type: Literal["url"] = "url"
+    content: AnyUrl
+    title: str | None = None
+    description: str | None = None
+
+    def to_llm_request(self) -> LLMUserMessage:
+        lines = [f"[shared link] {self.content}"]
+        lines.extend(text for text in (self.title, self.description) if text)
+        return self._llm_user("\n".join(lines))
+
+
+class HistoryMessage(UserMessage):
+    """A forwarded piece of another conversation: its messages, nested."""
+
+    msg_type: Literal["history"] = "history"
+    content: Sequence[BaseMessage]
+
+    def to_llm_request(self) -> LLMUserMessage:
+        parts: list[MsgPart] = [TextUserMsgPart(text="[forwarded conversation]")]
+        parts.extend(_history_parts(self.content))
+        return self._llm_user(parts)
+
+
+class MultiPartMessage(UserMessage):
+    """Text and media mixed in one message, in order."""
+
+    msg_type: Literal["multipart"] = "multipart"
+    content: list[MsgPart]
+
+    def to_llm_request(self) -> LLMUserMessage:
+        return self._llm_user(list(self.content))
+
+
+class AssistantMessage(BaseMessage):
+    """Base of the assistant kinds; on its own it cannot become an LLM request."""
+
+    role: Literal["assistant"] = "assistant"
+
+
+class AssistantTextMessage(AssistantMessage):
+    """The LLM's reply: text, reasoning, tool calls and TFL scripts, with what the provider reported."""
+
+    msg_type: Literal["text"] = "text"
+    content: str = ""
+    reasoning_content: str | None = Field(default=None, description="Reasoning text (DeepSeek, Doubao, display).")
+    reasoning_blocks: list[ReasoningBlock] = Field(
+        default_factory=list,
+        description="Native reasoning blocks with signatures, for replay to their provider.",
+    )
+    finish_reason: str | None = Field(default=None, description="Why generation stopped, normalized.")
+    usage: Usage | None = Field(default=None, description="Token usage of the call that produced it.")
+    model: str | None = Field(default=None, description="Provider and model that answered, e.g. 'openai:gpt-4o'.")
+
+    def to_llm_request(self) -> LLMAssistantMessage:
+        content = self.content
+        for script in self.tfl_scripts or ():
+            if script not in content:
+                content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
+        return LLMAssistantMessage(
+            content=content or None,
+            tool_calls=list(self.tool_calls or ()),
+            reasoning_content=self.reasoning_content,
+            reasoning_blocks=list(self.reasoning_blocks),
+        )
+
+
+def _history_parts(messages: Sequence[BaseMessage]) -> list[MsgPart]:
+    parts: list[MsgPart] = []
+    for msg in messages:
+        who = msg.creator.name or msg.creator.uid if msg.creator is not None else msg.role
+        if isinstance(msg, HistoryMessage):
+            parts.append(TextUserMsgPart(text=f"{who}: [forwarded conversation]"))
+            parts.extend(_history_parts(msg.content))
+        elif isinstance(msg, ImageMessage | AudioMessage | VideoMessage | AttachmentMessage):
+            parts.extend((TextUserMsgPart(text=f"{who}:"), msg.content))
+        elif isinstance(msg, MultiPartMessage):
+            parts.append(TextUserMsgPart(text=f"{who}:"))
+            parts.extend(msg.content)
+        else:
+            parts.append(TextUserMsgPart(text=f"{who}: {content_text(msg.content) or part_text(msg)}"))
+    return parts
+
+
+Message: TypeAlias = Annotated[BaseMessage, DISPATCH]
+"""Any message, restored as its own class: the seed's `role:msg_type` union, built from the registry.
+
+Equivalent to `BaseMessage` in any container or field; also right for a bare `TypeAdapter(Message)`."""
+
+UserAndAssMsg: TypeAlias = Annotated[UserMessage | AssistantMessage, Field(description="A user or assistant message.")]
+"""A user or assistant message, each restored as its own class."""
+
+# The trace (and so every user class) was built before the classes above existed; rebuild once so that
+# the built-in classes dispatch in compiled code rather than through the late-registration branch.
+IntermediateTrace.model_rebuild(force=True)
+_BUILT_IN: tuple[type[BaseMessage], ...] = (
+    BaseMessage,
+    UserMessage,
+    AssistantMessage,
+    TextMessage,
+    ImageMessage,
+    AudioMessage,
+    VideoMessage,
+    AttachmentMessage,
+    ContactMessage,
+    UrlMessage,
+    HistoryMessage,
+    MultiPartMessage,
+    AssistantTextMessage,
+)
+for _cls in _BUILT_IN:
+    _cls.model_rebuild(force=True)

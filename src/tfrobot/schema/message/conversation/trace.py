@@ -1,0 +1,53 @@
+"""`IntermediateTrace`: the inner messages of one turn, stored inside the user message that started it.
+
+Records are copies of the chain's intermediate messages (assistant thinking, tool results, console
+output), each marked with `additional_kwargs["__trace_meta"]` by `append`. They are expanded back into
+the conversation around their user message on the next turn (`split`), ordered by `create_ts` and, when
+two records share a millisecond, by the sequence number in their mark, so the order never depends on
+how a database returns them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from pydantic import BaseModel, Field
+
+from tfrobot.schema.message.base import BaseMessage
+
+TRACE_META_KEY: Final = "__trace_meta"
+"""Key in `additional_kwargs` holding a record's trace mark: `seq`, and `source`/`step` when given."""
+
+
+def _order(msg: BaseMessage) -> tuple[int, int]:
+    meta = msg.additional_kwargs.get(TRACE_META_KEY)
+    seq = meta.get("seq") if isinstance(meta, dict) else None
+    return msg.create_ts, seq if isinstance(seq, int) else 0
+
+
+class IntermediateTrace(BaseModel):
+    """The trace of one turn (seed: "UserMessage.intermediate_trace: IntermediateTrace")."""
+
+    records: list[BaseMessage] = Field(default_factory=list, description="Marked copies of the turn's messages.")
+
+    def append(self, msg: BaseMessage, *, source: str | None = None, step: int | None = None) -> BaseMessage:
+        """Store a marked deep copy of `msg` (the chain keeps its own object) and return the copy."""
+        record = msg.model_copy(deep=True)
+        mark: dict[str, Any] = {"seq": len(self.records)}
+        if source is not None:
+            mark["source"] = source
+        if step is not None:
+            mark["step"] = step
+        record.additional_kwargs[TRACE_META_KEY] = mark
+        self.records.append(record)
+        return record
+
+    def ordered(self) -> list[BaseMessage]:
+        """Records by creation time, ties broken by the order they were appended."""
+        return sorted(self.records, key=_order)
+
+    def split(self, create_ts: int) -> tuple[list[BaseMessage], list[BaseMessage]]:
+        """Records created before `create_ts` (pre) and at or after it (post), each in order."""
+        ordered = self.ordered()
+        pre = [msg for msg in ordered if msg.create_ts < create_ts]
+        return pre, ordered[len(pre) :]

@@ -1,0 +1,261 @@
+"""Polymorphic dispatch of messages on `role:msg_type`, with no list to keep in sync.
+
+The seed dispatches with a callable discriminator over a hand-written `Message` union, and warns that a
+container annotated `list[BaseMessage]` silently downgrades every subclass (TFROB-299) and that every new
+subclass must be added to the union by hand ("容易遗漏"). Here both holes are closed by construction:
+
+* Every concrete message class registers its tag when it is defined (`register`), anywhere.
+* A message class used as a *type* (``list[BaseMessage]``, ``dict[str, UserMessage]``, a TypeAdapter, a
+  field) compiles to a tagged union of its registered descendants at Rust speed, with the class itself as
+  the fallback branch (the seed's `DEFAULT_TAG`): unknown `msg_type`s from newer versions load there with
+  every field kept.
+* A class registered after a union was compiled is still restored as itself through the `late` branch,
+  which looks the registry up at validation time (slower, never lossy). The package rebuilds its own
+  models once all built-in classes exist, so only third-party subclasses take that path.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, cast, get_args, get_origin
+
+from pydantic import GetCoreSchemaHandler, TypeAdapter
+from pydantic_core import CoreSchema, core_schema
+
+if TYPE_CHECKING:
+    from tfrobot.schema.message.base import BaseMessage
+
+DEFAULT_TAG: Final = "default"
+"""Tag of the fallback branch: system/tool/console/function messages and unknown `msg_type`s."""
+
+_LATE_TAG: Final = "late"
+
+_MESSAGE_CLASSES: set[type[BaseMessage]] = set()
+"""Every message class, abstract ones included."""
+_UNION_REFS: dict[str, type[BaseMessage]] = {}
+"""Public ref -> class, for every union compiled so far."""
+_REGISTRY: dict[str, type[BaseMessage]] = {}
+"""tag -> concrete message class."""
+_TAG_OF: dict[type[BaseMessage], str] = {}
+"""concrete message class -> tag (the reverse of `_REGISTRY`)."""
+
+_LEGACY_USER_TAGS: Final = {
+    "image": "user:image",
+    "audio": "user:audio",
+    "video": "user:video",
+    "file": "user:attachment",
+}
+
+
+def _literal(cls: type[BaseMessage], name: str) -> str | None:
+    field = cls.model_fields.get(name)
+    if field is None or get_origin(field.annotation) is not Literal:
+        return None
+    values = get_args(field.annotation)
+    return str(values[0]) if len(values) == 1 else None
+
+
+def register(cls: type[BaseMessage]) -> None:
+    """Give `cls` its `role:msg_type` tag; abstract classes (no single-literal role and msg_type) get none.
+
+    Two classes sharing a tag would make one of them come back as the other after a round trip, so that
+    is refused here, at definition time.
+    """
+    _MESSAGE_CLASSES.add(cls)
+    role, msg_type = _literal(cls, "role"), _literal(cls, "msg_type")
+    if role is None or msg_type is None:
+        return
+    tag = f"{role}:{msg_type}"
+    owner = _REGISTRY.get(tag)
+    if owner is not None and owner is not cls:
+        raise TypeError(
+            f"{cls.__module__}.{cls.__qualname__} would be stored with the tag {tag!r}, which already "
+            f"belongs to {owner.__module__}.{owner.__qualname__}; a record of it would load as the other class. "
+            f"Fix: declare its own `msg_type: Literal['<new_type>'] = '<new_type>'`."
+        )
+    _REGISTRY[tag] = cls
+    _TAG_OF[cls] = tag
+    _adapter.cache_clear()
+
+
+def registered_classes() -> dict[str, type[BaseMessage]]:
+    """A snapshot of tag -> class for every concrete message class defined so far."""
+    return dict(_REGISTRY)
+
+
+def _legacy_tag(role: object, content: object) -> str:
+    """The tag an old record without `msg_type` should load as, judged from its content."""
+    if role == "assistant":
+        return "assistant:text"
+    if role != "user":
+        return DEFAULT_TAG
+    if isinstance(content, list):
+        is_history = bool(content) and all(isinstance(item, dict) and "role" in item for item in content)
+        return "user:history" if is_history else "user:multipart"
+    if isinstance(content, dict):
+        if "uid" in content:
+            return "user:contact"
+        return _LEGACY_USER_TAGS.get(str(content.get("type")), DEFAULT_TAG)
+    return "user:text"
+
+
+def get_discriminator_value(v: Any) -> str:
+    """The compound key `role:msg_type` of a message dict or instance; `DEFAULT_TAG` when it has none.
+
+    Unlike the seed's version, a user/assistant record written without `msg_type` gets the tag its
+    content implies (so it stays usable for the next LLM request), and a tag no class has registered
+    (a newer version's `msg_type`) falls back to `DEFAULT_TAG`, keeping its fields.
+    """
+    if isinstance(v, dict):
+        role = v.get("role")
+        msg_type = v.get("msg_type")
+        tag = _legacy_tag(role, v.get("content")) if msg_type is None else f"{role}:{msg_type}"
+        return tag if tag in _REGISTRY else DEFAULT_TAG
+    return _TAG_OF.get(type(v), DEFAULT_TAG)
+
+
+DISPATCH: Final = "tfrobot:dispatch"
+"""`Annotated` marker that keeps pydantic from short-cutting a bare model class to its own validator.
+
+`TypeAdapter(SomeModel)` reuses the model's own validator, which knows no subclasses; wrapping the class
+as ``Annotated[cls, DISPATCH]`` makes pydantic generate the schema, so the union applies.
+"""
+
+
+@cache
+def _adapter(cls: type[BaseMessage]) -> TypeAdapter[Any]:
+    return TypeAdapter(cast(Any, Annotated[cls, DISPATCH]))
+
+
+def adapter(cls: type[BaseMessage]) -> TypeAdapter[Any]:
+    """The cached TypeAdapter that validates a record of `cls` (or a descendant) as its own class."""
+    return _adapter(cls)
+
+
+def _late_branch(cls: type[BaseMessage]) -> CoreSchema:
+    """Validate/serialize a class registered after this union was compiled, through the live registry."""
+
+    def validate(value: Any, info: core_schema.ValidationInfo) -> Any:
+        if isinstance(value, cls):
+            return value
+        target = _REGISTRY[get_discriminator_value(value)]
+        if info.mode == "json":
+            return _adapter(target).validate_json(json.dumps(value), context=info.context)
+        return _adapter(target).validate_python(value, context=info.context)
+
+    def serialize(value: Any, info: core_schema.SerializationInfo) -> Any:
+        dump: Callable[..., Any] = value.model_dump
+        return dump(
+            mode=info.mode,
+            by_alias=info.by_alias,
+            exclude_unset=info.exclude_unset,
+            exclude_defaults=info.exclude_defaults,
+            exclude_none=info.exclude_none,
+            round_trip=info.round_trip,
+        )
+
+    return core_schema.with_info_plain_validator_function(
+        validate,
+        serialization=core_schema.plain_serializer_function_ser_schema(serialize, info_arg=True),
+        json_schema_input_schema=core_schema.any_schema(),
+    )
+
+
+def _is_built(cls: type[Any]) -> bool:
+    return isinstance(cls.__dict__.get("__pydantic_core_schema__"), dict)
+
+
+def has_descendants(cls: type[BaseMessage]) -> bool:
+    return any(sub is not cls and issubclass(sub, cls) for sub in _REGISTRY.values())
+
+
+def _model_ref(schema: CoreSchema, cls: type[Any]) -> str:
+    """The definition ref of `cls`'s model node in its own built schema."""
+    nodes = [schema]
+    if schema["type"] == "definitions":
+        nodes = [schema["schema"], *schema["definitions"]]
+    for node in nodes:
+        if node.get("type") == "model" and node.get("cls") is cls:
+            return str(node["ref"])
+    raise AssertionError(f"no model node for {cls.__qualname__} in its own core schema")
+
+
+def _dispatching_class(node: CoreSchema) -> type[BaseMessage] | None:
+    """The message class whose public ref `node` defines, if that class dispatches to descendants."""
+    owner = _UNION_REFS.get(str(node.get("ref")))
+    if owner is None and node.get("type") == "model":
+        owner = node.get("cls")
+    if owner is not None and owner in _MESSAGE_CLASSES and has_descendants(owner):
+        return owner
+    return None
+
+
+def _own_schema_copy(
+    cls: type[BaseMessage],
+) -> tuple[str, CoreSchema, list[CoreSchema], set[type[BaseMessage]]]:
+    """`cls`'s own model schema under a private ref, plus the definitions it needs.
+
+    The class's public ref is taken by its union, so that every other use of the class as a type in the
+    same schema (nested messages, a second field) resolves to the union, never to the bare model; inner
+    references to that ref inside the copy (`BaseMessage.content` holding messages) thus dispatch too.
+    Definitions of other dispatching classes are left out (they may be stale: built before a descendant
+    existed); the caller defines them afresh. They are returned as the last element.
+    """
+    built = copy.deepcopy(cls.__pydantic_core_schema__)
+    ref = _model_ref(built, cls)
+    own_ref = f"{ref}#own"
+    nodes = [built["schema"], *built["definitions"]] if built["type"] == "definitions" else [built]
+    definitions: list[CoreSchema] = []
+    needed: set[type[BaseMessage]] = set()
+    for node in nodes:
+        if node.get("type") == "definition-ref":
+            continue
+        if node.get("ref") == ref:
+            cast(dict[str, Any], node)["ref"] = own_ref
+        elif (owner := _dispatching_class(node)) is not None:
+            needed.add(owner)
+            continue
+        definitions.append(node)
+    return ref, core_schema.definition_reference_schema(own_ref), definitions, needed
+
+
+def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) -> CoreSchema:
+    """The core schema of `cls` used as a type: itself, or the tagged union of it and its descendants."""
+    if not _is_built(cls) or not has_descendants(cls):
+        # The class's own model schema is being built, or nothing can dispatch below it.
+        return handler(cls)
+    ref, fallback, definitions, needed = _own_schema_copy(cls)
+    _UNION_REFS[ref] = cls
+    choices: dict[str, CoreSchema] = {_LATE_TAG: _late_branch(cls)}
+    compiled: dict[type[BaseMessage], str] = {}
+    for tag, sub in _REGISTRY.items():
+        if sub is cls or not issubclass(sub, cls):
+            continue
+        if _is_built(sub) and has_descendants(sub):
+            _, choices[tag], sub_definitions, sub_needed = _own_schema_copy(sub)
+            definitions.extend(sub_definitions)
+            needed |= sub_needed
+        else:
+            choices[tag] = handler.generate_schema(sub)
+        compiled[sub] = tag
+    choices[DEFAULT_TAG] = fallback
+    for other in needed - {cls}:
+        handler.generate_schema(other)
+
+    def discriminate(v: Any) -> str:
+        if isinstance(v, dict):
+            tag = get_discriminator_value(v)
+            target = _REGISTRY.get(tag)
+            if target is None or target is cls or not issubclass(target, cls):
+                return DEFAULT_TAG
+            return tag if tag in choices else _LATE_TAG
+        kind = type(v)
+        if kind is cls:
+            return DEFAULT_TAG
+        return compiled.get(kind, _LATE_TAG)
+
+    union = core_schema.tagged_union_schema(choices, discriminator=discriminate, ref=ref)
+    return core_schema.definitions_schema(union, definitions) if definitions else union

@@ -1,0 +1,61 @@
+"""Tool calls that the assistant makes and the results that come back."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tfrobot.schema.message.msg_part import MsgPart
+
+
+class ToolCall(BaseModel):
+    """One call of a tool requested by the LLM, kept exactly as the model produced it.
+
+    `arguments` stays the raw JSON text: a model may emit malformed JSON, and the next request must be
+    able to show it what it wrote.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(description="The provider's call id; tool results refer to it.")
+    name: str = Field(description="Name of the tool to call.")
+    arguments: str = Field(default="{}", description="JSON object text of the arguments, as generated.")
+    type: Literal["function"] = "function"
+
+    def parsed_arguments(self) -> dict[str, Any]:
+        """The arguments as a dict; raises ValueError naming the call when they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"tool call {self.id} ({self.name}): arguments are not valid JSON: {exc}") from exc
+        if not isinstance(value, dict):
+            raise ValueError(f"tool call {self.id} ({self.name}): arguments must be a JSON object, got {value!r}")
+        return value
+
+
+class ToolReturn(BaseModel):
+    """The result of one tool call. `call_id` is required: a result the LLM cannot match is useless."""
+
+    model_config = ConfigDict(extra="allow")
+
+    call_id: str = Field(min_length=1, description="Id of the `ToolCall` this answers.")
+    name: str | None = Field(default=None, description="Name of the tool that ran.")
+    result: str = Field(default="", description="What the LLM reads: text or JSON text.")
+    attachments: list[MsgPart] = Field(default_factory=list, description="Media the tool produced (images, files).")
+    is_error: bool = Field(default=False, description="True when the tool raised or timed out; `result` says why.")
+
+
+class FunctionCall(BaseModel):
+    """OpenAI's legacy function call (superseded by `ToolCall`, kept to load old records)."""
+
+    name: str
+    arguments: str = "{}"
+
+
+class FunctionReturn(BaseModel):
+    """The result of a legacy function call."""
+
+    name: str
+    result: str = ""

@@ -1,0 +1,170 @@
+"""Type preservation through every annotation: the TFROB-299 class of bugs made impossible."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from tfrobot.schema.message import (
+    DEFAULT_TAG,
+    AssistantTextMessage,
+    BaseMessage,
+    HistoryMessage,
+    Message,
+    MessageContractError,
+    MultiPartMessage,
+    TextMessage,
+    UserAndAssMsg,
+    UserMessage,
+    get_discriminator_value,
+    registered_classes,
+)
+
+
+class Containers(BaseModel):
+    wide: list[BaseMessage]
+    again: list[BaseMessage]
+    seed: list[Message]
+    frozen: tuple[BaseMessage, ...]
+    keyed: dict[str, BaseMessage]
+    maybe: BaseMessage | None = None
+    users: list[UserMessage] = []
+    pairs: list[UserAndAssMsg] = []
+
+
+def _types(items: object) -> list[type]:
+    return [type(item) for item in items]  # type: ignore[attr-defined]
+
+
+def test_every_container_restores_every_class(messages: list[BaseMessage]) -> None:
+    users = [m for m in messages if isinstance(m, UserMessage)]
+    box = Containers(
+        wide=messages,
+        again=messages,
+        seed=messages,
+        frozen=tuple(messages),
+        keyed={str(i): m for i, m in enumerate(messages)},
+        maybe=messages[-5],
+        users=users,
+        pairs=[*users, messages[-5]],
+    )
+    for restored in (
+        Containers.model_validate_json(box.model_dump_json()),
+        Containers.model_validate(box.model_dump()),
+    ):
+        assert restored == box
+        for field in ("wide", "again", "seed", "frozen"):
+            assert _types(getattr(restored, field)) == _types(messages), field
+        assert _types(restored.keyed.values()) == _types(messages)
+        assert type(restored.maybe) is AssistantTextMessage
+        assert _types(restored.users) == _types(users)
+        assert _types(restored.pairs) == [*_types(users), AssistantTextMessage]
+
+
+def test_nested_messages_keep_their_class(messages: list[BaseMessage]) -> None:
+    text = messages[0]
+    history = next(m for m in messages if isinstance(m, HistoryMessage))
+    restored_text = TextMessage.model_validate_json(text.model_dump_json())
+    assert type(restored_text) is TextMessage
+    assert _types(restored_text.intermediate_trace.records) == [
+        AssistantTextMessage,
+        BaseMessage,
+        BaseMessage,
+    ]
+    restored_history = TypeAdapter(Message).validate_json(history.model_dump_json())
+    assert type(restored_history) is HistoryMessage
+    assert _types(restored_history.content) == [TextMessage, AssistantTextMessage]
+
+
+def test_type_adapters_and_class_validators_dispatch(messages: list[BaseMessage]) -> None:
+    for msg in messages:
+        data = msg.model_dump_json()
+        assert type(TypeAdapter(Message).validate_json(data)) is type(msg)
+        assert type(BaseMessage.model_validate_json(data)) is type(msg)
+        assert type(BaseMessage.model_validate(json.loads(data))) is type(msg)
+    assert _types(
+        TypeAdapter(list[BaseMessage]).validate_json(TypeAdapter(list[Message]).dump_json(messages))
+    ) == _types(messages)
+
+
+def test_tfrob_299_trace_survives_persistence_and_converts() -> None:
+    """Seed: a trace persisted as JSON and loaded for turn 2 must still convert (no ValueError)."""
+    user = TextMessage(content="turn 1")
+    user.intermediate_trace.append(AssistantTextMessage(content="", tool_calls=[]), source="thinking")
+    row = user.model_dump_json()
+    recalled = TextMessage.model_validate_json(row)
+    record = recalled.intermediate_trace.records[0]
+    assert isinstance(record, AssistantTextMessage)
+    assert record.to_llm_request().role == "assistant"
+
+
+def test_subclass_defined_later_joins_without_any_list_edit() -> None:
+    class Containers2(BaseModel):
+        items: list[BaseMessage]
+
+    class PollMessage(UserMessage):
+        msg_type: Literal["poll_test"] = "poll_test"
+        content: str
+        options: list[str] = Field(default_factory=list)
+
+    poll = PollMessage(content="lunch?", options=["pizza", "ramen"])
+    carrier = TextMessage(content="q")
+    carrier.intermediate_trace.append(poll)
+    box = Containers2(items=[poll, carrier])
+    restored = Containers2.model_validate_json(box.model_dump_json())
+    assert restored == box
+    assert type(restored.items[0]) is PollMessage
+    assert type(restored.items[1].intermediate_trace.records[0]) is PollMessage  # type: ignore[attr-defined]
+    assert registered_classes()["user:poll_test"] is PollMessage
+
+
+def test_a_subclass_that_would_share_a_tag_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"tag 'user:text'.*TextMessage.*msg_type"):
+
+        class Shadow(TextMessage):
+            note: str = ""
+
+
+def test_unknown_msg_type_loads_with_every_field_and_refuses_conversion() -> None:
+    record = {"role": "user", "msg_type": "hologram", "content": "x", "beam": {"k": [1, 2]}, "msg_id": "m1"}
+    loaded = TypeAdapter(Message).validate_python(record)
+    assert type(loaded) is BaseMessage
+    dumped = json.loads(loaded.model_dump_json())
+    assert {k: dumped[k] for k in record} == record
+    with pytest.raises(MessageContractError, match="hologram"):
+        loaded.to_llm_request()
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ({"role": "user", "content": "old"}, TextMessage),
+        ({"role": "user", "content": [{"type": "text", "text": "a"}]}, MultiPartMessage),
+        ({"role": "user", "content": [{"role": "user", "content": "nested"}]}, HistoryMessage),
+        ({"role": "assistant", "content": "old reply"}, AssistantTextMessage),
+        ({"role": "tool", "tool_reses": [{"call_id": "c", "result": "r"}]}, BaseMessage),
+    ],
+)
+def test_records_without_msg_type_load_as_the_class_their_content_implies(
+    record: dict[str, object], expected: type
+) -> None:
+    loaded = TypeAdapter(Message).validate_python(record)
+    assert type(loaded) is expected
+    loaded.to_llm_request()
+
+
+def test_discriminator_value() -> None:
+    assert get_discriminator_value({"role": "user", "msg_type": "text"}) == "user:text"
+    assert get_discriminator_value({"role": "tool"}) == DEFAULT_TAG
+    assert get_discriminator_value({"role": "user", "msg_type": "nope"}) == DEFAULT_TAG
+    assert get_discriminator_value(AssistantTextMessage()) == "assistant:text"
+    assert get_discriminator_value(BaseMessage(role="system")) == DEFAULT_TAG
+
+
+def test_wrong_role_for_the_annotation_is_an_error() -> None:
+    with pytest.raises(ValidationError) as info:
+        TypeAdapter(list[UserMessage]).validate_python([{"role": "assistant", "msg_type": "text", "content": "x"}])
+    assert info.value.errors()[0]["loc"][0] == 0
