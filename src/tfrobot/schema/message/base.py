@@ -8,13 +8,14 @@ system, tool, console and function messages have one shape and convert here.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Self, TypeAlias, cast
 
-from pydantic import AnyUrl, BaseModel, ConfigDict, Field, GetCoreSchemaHandler
+from pydantic import AnyUrl, BaseModel, ConfigDict, Field, GetCoreSchemaHandler, JsonValue
 from pydantic_core import CoreSchema
 
 from tfrobot.schema.message.console import ConsoleResult
@@ -36,9 +37,12 @@ from tfrobot.schema.users import BaseGroup, BaseUser
 Role: TypeAlias = Literal["system", "user", "assistant", "function", "tool", "console"]
 
 MessageContent: TypeAlias = (
-    str | Path | AnyUrl | BaseUser | MsgPart | Sequence["BaseMessage"] | Sequence[MsgPart] | None
+    str | Path | AnyUrl | BaseUser | MsgPart | Sequence["BaseMessage"] | Sequence[MsgPart] | JsonValue | None
 )
-"""What `content` may hold; each subclass narrows it (seed: "子类通过泛型收窄")."""
+"""What `content` may hold; each subclass narrows it (seed: "子类通过泛型收窄").
+
+Tried left to right; the last choice, any JSON value, lets the fallback class keep the content of a
+record whose kind a newer version introduced."""
 
 
 def now_ms() -> int:
@@ -63,7 +67,9 @@ class BaseMessage(BaseModel):
     model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64")
 
     role: Role = Field(description="Who speaks; selects the conversion branch.")
-    content: MessageContent = Field(default=None, description="Polymorphic content, narrowed by subclasses.")
+    content: MessageContent = Field(
+        default=None, union_mode="left_to_right", description="Polymorphic content, narrowed by subclasses."
+    )
     tool_calls: list[ToolCall] | None = Field(default=None, description="Tool calls requested by the LLM.")
     tool_reses: Sequence[str | ToolReturn] | None = Field(default=None, description="Tool results (role=tool).")
     function_call: FunctionCall | None = Field(default=None, description="Legacy OpenAI function call.")
@@ -183,11 +189,15 @@ def content_text(content: MessageContent) -> str:
         return f"{content.name or content.uid} (contact {content.uid})"
     if isinstance(content, Path | AnyUrl):
         return str(content)
-    if isinstance(content, BaseModel) and not isinstance(content, BaseMessage):
+    if isinstance(content, BaseModel):
         return part_text(content)
-    return "\n".join(
-        content_text(item.content) if isinstance(item, BaseMessage) else part_text(item) for item in content
-    )
+    if isinstance(content, list | tuple):
+        return "\n".join(part_text(item) if isinstance(item, BaseModel) else _json_text(item) for item in content)
+    return _json_text(content)
+
+
+def _json_text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
 def part_text(part: BaseModel) -> str:

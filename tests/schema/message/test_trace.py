@@ -1,0 +1,33 @@
+"""IntermediateTrace: marks, stable order on create_ts ties, pre/post split."""
+
+from __future__ import annotations
+
+from tfrobot.schema.message import TRACE_META_KEY, AssistantTextMessage, BaseMessage, TextMessage
+
+
+def test_append_copies_and_marks() -> None:
+    user = TextMessage(content="q")
+    original = AssistantTextMessage(content="a")
+    record = user.intermediate_trace.append(original, source="thinking", step=1)
+    assert record is not original
+    assert TRACE_META_KEY not in original.additional_kwargs
+    assert record.additional_kwargs[TRACE_META_KEY] == {"seq": 0, "source": "thinking", "step": 1}
+
+
+def test_ties_keep_append_order_even_after_a_shuffled_load() -> None:
+    user = TextMessage(content="q", create_ts=1000)
+    for i in range(5):
+        user.intermediate_trace.append(AssistantTextMessage(content=str(i), create_ts=2000))
+    user.intermediate_trace.records.reverse()
+    restored = TextMessage.model_validate_json(user.model_dump_json())
+    assert [m.text() for m in restored.intermediate_trace.ordered()] == ["0", "1", "2", "3", "4"]
+
+
+def test_split_around_the_user_message() -> None:
+    user = TextMessage(content="q", create_ts=1000)
+    user.intermediate_trace.append(BaseMessage(role="system", content="before", create_ts=999))
+    user.intermediate_trace.append(AssistantTextMessage(content="same ms", create_ts=1000))
+    user.intermediate_trace.append(AssistantTextMessage(content="after", create_ts=1001))
+    pre, post = user.intermediate_trace.split(user.create_ts)
+    assert [m.text() for m in pre] == ["before"]
+    assert [m.text() for m in post] == ["same ms", "after"]
