@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any, Literal, Self, TypeAlias, cast
 
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, GetCoreSchemaHandler, JsonValue
+from pydantic._internal._namespace_utils import MappingNamespace
 from pydantic_core import CoreSchema
 
 from tfrobot.schema.message.console import ConsoleResult
-from tfrobot.schema.message.discriminator import adapter, has_descendants, message_union_schema, register
+from tfrobot.schema.message.discriminator import adapter, has_descendants, message_union_schema, own_build, register
 from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import (
     LLMFunctionMessage,
@@ -64,7 +65,7 @@ class BaseMessage(BaseModel):
     version survives a load and a save unchanged.
     """
 
-    model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True)
 
     role: Role = Field(description="Who speaks; selects the conversion branch.")
     content: MessageContent = Field(
@@ -90,6 +91,24 @@ class BaseMessage(BaseModel):
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         return message_union_schema(cls, handler)
+
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: MappingNamespace | None = None,
+    ) -> bool | None:
+        """Build the class's own schema (every build goes through here: message classes defer theirs)."""
+        with own_build(cls):
+            return super().model_rebuild(
+                force=force,
+                raise_errors=raise_errors,
+                _parent_namespace_depth=_parent_namespace_depth + 1,
+                _types_namespace=_types_namespace,
+            )
 
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> Self:

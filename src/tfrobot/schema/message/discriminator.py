@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, cast, get_args, get_origin
 
@@ -164,8 +166,30 @@ def _late_branch(cls: type[BaseMessage]) -> CoreSchema:
     )
 
 
-def _is_built(cls: type[Any]) -> bool:
-    return isinstance(cls.__dict__.get("__pydantic_core_schema__"), dict)
+_OWN_BUILD: ContextVar[frozenset[type[Any]]] = ContextVar("_OWN_BUILD", default=frozenset())
+
+
+@contextmanager
+def own_build(cls: type[Any]) -> Iterator[None]:
+    """Mark that `cls`'s own model schema is being built, so its union does not replace it.
+
+    Message classes defer their build (fast import), so every own build goes through `model_rebuild`,
+    which wraps itself in this.
+    """
+    token = _OWN_BUILD.set(_OWN_BUILD.get() | {cls})
+    try:
+        yield
+    finally:
+        _OWN_BUILD.reset(token)
+
+
+def _built(cls: type[BaseMessage]) -> CoreSchema:
+    """`cls`'s own core schema, building it first if it was deferred."""
+    schema = cls.__dict__.get("__pydantic_core_schema__")
+    if not isinstance(schema, dict):
+        cls.model_rebuild()
+        schema = cls.__dict__["__pydantic_core_schema__"]
+    return cast(CoreSchema, schema)
 
 
 def has_descendants(cls: type[BaseMessage]) -> bool:
@@ -204,7 +228,7 @@ def _own_schema_copy(
     Definitions of other dispatching classes are left out (they may be stale: built before a descendant
     existed); the caller defines them afresh. They are returned as the last element.
     """
-    built = copy.deepcopy(cls.__pydantic_core_schema__)
+    built = copy.deepcopy(_built(cls))
     ref = _model_ref(built, cls)
     own_ref = f"{ref}#own"
     nodes = [built["schema"], *built["definitions"]] if built["type"] == "definitions" else [built]
@@ -224,7 +248,7 @@ def _own_schema_copy(
 
 def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) -> CoreSchema:
     """The core schema of `cls` used as a type: itself, or the tagged union of it and its descendants."""
-    if not _is_built(cls) or not has_descendants(cls):
+    if cls in _OWN_BUILD.get() or not has_descendants(cls):
         # The class's own model schema is being built, or nothing can dispatch below it.
         return handler(cls)
     ref, fallback, definitions, needed = _own_schema_copy(cls)
@@ -234,7 +258,7 @@ def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) 
     for tag, sub in _REGISTRY.items():
         if sub is cls or not issubclass(sub, cls):
             continue
-        if _is_built(sub) and has_descendants(sub):
+        if has_descendants(sub):
             _, choices[tag], sub_definitions, sub_needed = _own_schema_copy(sub)
             definitions.extend(sub_definitions)
             needed |= sub_needed

@@ -213,24 +213,3 @@ Equivalent to `BaseMessage` in any container or field; also right for a bare `Ty
 
 UserAndAssMsg: TypeAlias = Annotated[UserMessage | AssistantMessage, Field(description="A user or assistant message.")]
 """A user or assistant message, each restored as its own class."""
-
-# The trace (and so every user class) was built before the classes above existed; rebuild once so that
-# the built-in classes dispatch in compiled code rather than through the late-registration branch.
-IntermediateTrace.model_rebuild(force=True)
-_BUILT_IN: tuple[type[BaseMessage], ...] = (
-    BaseMessage,
-    UserMessage,
-    AssistantMessage,
-    TextMessage,
-    ImageMessage,
-    AudioMessage,
-    VideoMessage,
-    AttachmentMessage,
-    ContactMessage,
-    UrlMessage,
-    HistoryMessage,
-    MultiPartMessage,
-    AssistantTextMessage,
-)
-for _cls in _BUILT_IN:
-    _cls.model_rebuild(force=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tfrobot.schema.message.base import BaseMessage
 
@@ -27,6 +27,8 @@ def _order(msg: BaseMessage) -> tuple[int, int]:
 
 class IntermediateTrace(BaseModel):
     """The trace of one turn (seed: "UserMessage.intermediate_trace: IntermediateTrace")."""
+
+    model_config = ConfigDict(defer_build=True)
 
     records: list[BaseMessage] = Field(default_factory=list, description="Marked copies of the turn's messages.")
 
