@@ -1,0 +1,125 @@
+"""One tool: a typed Python callable, its JSON Schema, and a safe way to run it from LLM arguments."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from tfrobot.schema.message import MsgPart, ToolCall, ToolReturn
+from tfrobot.schema.message.msg_part import AudioUserMsgPart, FileUserMsgPart, ImageUserMsgPart, VideoUserMsgPart
+
+_MEDIA = (ImageUserMsgPart, AudioUserMsgPart, VideoUserMsgPart, FileUserMsgPart)
+
+
+class ToolOutput(BaseModel):
+    """What a tool may return when it has media to show: text for the LLM plus attachments."""
+
+    result: Any = ""
+    attachments: list[MsgPart] = Field(default_factory=list)
+
+
+class ToolSpec(BaseModel):
+    """A tool as an LLM sees it: provider adapters turn this into their own tool format."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+def _description(fn: Callable[..., Any]) -> str:
+    return inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0].replace("\n", " ").strip()
+
+
+def _arguments_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
+    """A pydantic model of the callable's parameters: the source of both the schema and the validation."""
+    hints = get_type_hints(fn, include_extras=True)
+    fields: dict[str, Any] = {}
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"tool {name}: *args/**kwargs cannot be described to an LLM; name every parameter")
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (annotation, default)
+    model: type[BaseModel] = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+    return model
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class Tool:
+    """A callable the LLM may call. Arguments are validated against the signature before the call."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self.fn = fn
+        self.name = name or fn.__name__
+        self.description = description if description is not None else _description(fn)
+        self.timeout = timeout
+        self.arguments = _arguments_model(fn, self.name)
+
+    @property
+    def spec(self) -> ToolSpec:
+        schema = self.arguments.model_json_schema()
+        schema.pop("title", None)
+        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+
+    async def run(self, call: ToolCall) -> ToolReturn:
+        """Run one call; never raises: bad arguments, exceptions and time-outs become error results."""
+        fail = ToolReturn(call_id=call.id, name=self.name, is_error=True)
+        try:
+            kwargs = self.arguments.model_validate_json(call.arguments or "{}")
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+            return fail.model_copy(update={"result": f"invalid arguments for {self.name}: {problems}"})
+        values = {key: getattr(kwargs, key) for key in type(kwargs).model_fields}
+        try:
+            pending: Awaitable[Any]
+            if inspect.iscoroutinefunction(self.fn):
+                pending = self.fn(**values)
+            else:
+                pending = asyncio.to_thread(self.fn, **values)
+            value = await asyncio.wait_for(pending, timeout=self.timeout)
+        except TimeoutError:
+            return fail.model_copy(update={"result": f"{self.name} timed out after {self.timeout:g} s"})
+        except Exception as exc:  # the LLM must see the failure, the turn must go on
+            return fail.model_copy(update={"result": f"{self.name} failed: {type(exc).__name__}: {exc}"})
+        return self._to_return(call, value)
+
+    def _to_return(self, call: ToolCall, value: Any) -> ToolReturn:
+        if isinstance(value, ToolReturn):
+            return value.model_copy(update={"call_id": call.id, "name": self.name})
+        if isinstance(value, ToolOutput):
+            return ToolReturn(
+                call_id=call.id, name=self.name, result=_render(value.result), attachments=value.attachments
+            )
+        if isinstance(value, _MEDIA):
+            return ToolReturn(call_id=call.id, name=self.name, result="[attachment]", attachments=[value])
+        return ToolReturn(call_id=call.id, name=self.name, result=_render(value))
+
+
+def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None, timeout: float = 30.0) -> Any:
+    """Decorator: ``@tool`` or ``@tool(name=..., timeout=...)`` turns a function into a `Tool`."""
+
+    def wrap(f: Callable[..., Any]) -> Tool:
+        return Tool(f, name=name, timeout=timeout)
+
+    return wrap(fn) if fn is not None else wrap
