@@ -168,3 +168,17 @@ def test_wrong_role_for_the_annotation_is_an_error() -> None:
     with pytest.raises(ValidationError) as info:
         TypeAdapter(list[UserMessage]).validate_python([{"role": "assistant", "msg_type": "text", "content": "x"}])
     assert info.value.errors()[0]["loc"][0] == 0
+
+
+def test_json_schema_names_the_union_and_its_fallback() -> None:
+    class Page(BaseModel):
+        items: list[BaseMessage]
+
+    schema = Page.model_json_schema()
+    assert schema["properties"]["items"]["items"] == {"$ref": "#/$defs/BaseMessage"}
+    union = schema["$defs"]["BaseMessage"]
+    assert set(union) == {"anyOf"}
+    assert {"$ref": "#/$defs/TextMessage"} in union["anyOf"]
+    assert union["anyOf"][-1] == {"$ref": "#/$defs/BaseMessageFallback"}
+    assert {} not in union["anyOf"]
+    assert schema["$defs"]["BaseMessageFallback"]["title"] == "BaseMessage"

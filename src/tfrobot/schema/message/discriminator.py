@@ -24,7 +24,8 @@ from contextvars import ContextVar
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, cast, get_args, get_origin
 
-from pydantic import GetCoreSchemaHandler, TypeAdapter
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 if TYPE_CHECKING:
@@ -230,7 +231,8 @@ def _own_schema_copy(
     """
     built = copy.deepcopy(_built(cls))
     ref = _model_ref(built, cls)
-    own_ref = f"{ref}#own"
+    path, _, ident = ref.rpartition(":")
+    own_ref = f"{path}Fallback:{ident}"  # its JSON Schema def is then named e.g. "BaseMessageFallback"
     nodes = [built["schema"], *built["definitions"]] if built["type"] == "definitions" else [built]
     definitions: list[CoreSchema] = []
     needed: set[type[BaseMessage]] = set()
@@ -244,6 +246,17 @@ def _own_schema_copy(
             continue
         definitions.append(node)
     return ref, core_schema.definition_reference_schema(own_ref), definitions, needed
+
+
+def _publish_union(schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+    """The union as JSON Schema: `anyOf` the classes (the fallback overlaps them, so not `oneOf`).
+
+    The late branch accepts classes registered after compilation; a schema cannot name them and its
+    empty schema would accept anything, so it is left out."""
+    json_schema = handler(schema)
+    target = handler.resolve_ref_schema(json_schema)
+    target["anyOf"] = [choice for choice in target.pop("oneOf", []) if choice]
+    return json_schema
 
 
 def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) -> CoreSchema:
@@ -281,5 +294,7 @@ def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) 
             return DEFAULT_TAG
         return compiled.get(kind, _LATE_TAG)
 
-    union = core_schema.tagged_union_schema(choices, discriminator=discriminate, ref=ref)
+    union = core_schema.tagged_union_schema(
+        choices, discriminator=discriminate, ref=ref, metadata={"pydantic_js_functions": [_publish_union]}
+    )
     return core_schema.definitions_schema(union, definitions) if definitions else union
