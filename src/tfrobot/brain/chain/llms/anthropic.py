@@ -84,7 +84,7 @@ class AnthropicChat(ChatLLM):
         url_sources=frozenset({"image", "file"}),
     )
 
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-4-6"
     _client: Any = PrivateAttr(default=None)
     _aclient: Any = PrivateAttr(default=None)
 
