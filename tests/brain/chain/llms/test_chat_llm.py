@@ -161,3 +161,20 @@ def test_sdks_are_imported_lazily() -> None:
 def test_a_missing_sdk_says_which_extra_to_install() -> None:
     with pytest.raises(ProviderNotInstalledError, match=r"pip install 'tfrobot\[acme\]'"):
         import_sdk("tfrobot_no_such_sdk", "acme", "acme")
+
+
+def test_public_surface_is_pinned() -> None:
+    import tfrobot.brain.chain.llms as llms
+
+    assert llms.__all__ == sorted(llms.__all__, key=lambda n: (not n[0].isupper(), n))
+    assert set(llms.__all__) == {
+        *("AnthropicChat", "ChatLLM", "DoubaoChat", "GeminiChat", "OpenAIChat", "ScriptedChat", "ZhipuChat"),
+        *("AuthenticationError", "ContextTooLongError", "InvalidConversationError", "InvalidRequestError"),
+        *("LLMError", "ModalityDegradedWarning", "ProviderError", "ProviderNotInstalledError"),
+        *("ProviderUnavailableError", "RateLimitError", "UnsupportedContentError"),
+        *("FinishDelta", "MessageAssembler", "ReasoningBlockDelta", "ReasoningDelta", "StreamDelta"),
+        *("TFLScriptDelta", "TextDelta", "ToolCallDelta"),
+        *("Capabilities", "SchemaCleaner", "ScriptRule", "ScriptedCall", "ToolDefinition"),
+        *("create_llm", "normalize", "portable_id", "provider_class", "providers"),
+    }
+    assert all(hasattr(llms, name) for name in llms.__all__)
