@@ -249,5 +249,19 @@ def test_provider_errors_become_our_types(
         llm(Recorder(), lambda _: (status, body, headers)).generate(TextMessage(content="hi"))
     assert type(caught.value) is error
     assert message in str(caught.value)
-    if error is RateLimitError:
-        assert caught.value.retry_after == 3.0  # type: ignore[attr-defined]
+    if isinstance(caught.value, RateLimitError):
+        assert caught.value.retry_after == 3.0
+
+
+async def test_async_generate_and_stream() -> None:
+    def client(respond: Any) -> AnthropicChat:
+        transport = httpx2.MockTransport(handler(Recorder(), respond, httpx2))
+        return AnthropicChat(api_key="k", max_retries=0, async_http_client=httpx2.AsyncClient(transport=transport))
+
+    plain = await client(lambda body: (200, MESSAGE, {})).agenerate(TextMessage(content="hi"))
+    assert type(plain) is AssistantTextMessage
+    assembler = MessageAssembler()
+    async for delta in client(lambda body: (200, stream_body(), {})).astream(TextMessage(content="hi")):
+        assembler.add(delta)
+    skip = {"msg_id", "create_ts"}
+    assert assembler.message().model_dump(exclude=skip) == plain.model_dump(exclude=skip)

@@ -178,3 +178,9 @@ def test_public_surface_is_pinned() -> None:
         *("create_llm", "normalize", "portable_id", "provider_class", "providers"),
     }
     assert all(hasattr(llms, name) for name in llms.__all__)
+
+
+def test_the_current_input_passed_in_the_history_too_is_sent_once() -> None:
+    turn, chain = current_turn()
+    payload = OpenAIChat().construct_request_params(turn, [recalled_turn(), turn], intermediate_msgs=chain)
+    assert [m["content"] for m in payload["messages"]].count("And in Berlin?") == 1

@@ -222,8 +222,8 @@ def test_provider_errors_become_our_types(
         chat.generate(TextMessage(content="hi"))
     assert type(caught.value) is error
     assert body["error"]["message"] in str(caught.value)
-    if error is RateLimitError:
-        assert caught.value.retry_after == 7.0  # type: ignore[attr-defined]
+    if isinstance(caught.value, RateLimitError):
+        assert caught.value.retry_after == 7.0
 
 
 def test_openai_never_receives_reasoning_of_any_provider(media_root: Path) -> None:
@@ -238,3 +238,22 @@ def test_compatible_endpoint_replays_only_its_own_reasoning_in_the_tool_loop() -
     payload = chat.construct_request_params(turn, intermediate_msgs=chain)
     assistants = [m for m in payload["messages"] if m["role"] == "assistant"]
     assert assistants[-1]["reasoning_content"] == "Berlin needs one more call."
+
+
+async def test_async_stream_assembles_to_the_same_message() -> None:
+    plain = llm(Recorder(), lambda body: (200, COMPLETION, {})).generate(TextMessage(content="hi"))
+    transport = httpx2.MockTransport(handler(Recorder(), lambda body: (200, stream_body(), {}), httpx2))
+    chat = OpenAIChat(api_key="sk-test", max_retries=0, async_http_client=httpx2.AsyncClient(transport=transport))
+    assembler = MessageAssembler()
+    async for delta in chat.astream(TextMessage(content="hi")):
+        assembler.add(delta)
+    skip = {"msg_id", "create_ts"}
+    assert assembler.message().model_dump(exclude=skip) == plain.model_dump(exclude=skip)
+
+
+def test_errors_while_streaming_become_our_types() -> None:
+    body = {"error": {"message": "Rate limit reached", "type": "requests"}}
+    chat = llm(Recorder(), lambda _: (429, body, {"retry-after-ms": "1500"}))
+    with pytest.raises(RateLimitError) as caught:
+        list(chat.stream(TextMessage(content="hi")))
+    assert caught.value.retry_after == 1.5

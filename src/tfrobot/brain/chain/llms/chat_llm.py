@@ -150,13 +150,18 @@ class ChatLLM(BaseModel):
         intermediate_msgs: Sequence[BaseMessage] | None = None,
     ) -> PromptContext:
         """History with every trace expanded, then the current input (and its trace), then the chain's
-        own messages of this turn that its trace does not hold yet (matched by `msg_id`)."""
+        own messages of this turn. A message already present (same `msg_id`: a trace record is a copy of
+        the chain message it records, and callers may pass the current input in the history too) is
+        kept once, at its first place."""
         msgs: list[BaseMessage] = []
-        for msg in conversation or ():
-            msgs.extend(self._expand_trace_for_msg(msg))
-        msgs.extend(self._expand_trace_for_msg(current_input))
-        present = {m.msg_id for m in msgs}
-        msgs.extend(m for m in intermediate_msgs or () if m.msg_id not in present)
+        present: set[str] = set()
+        candidates = [m for msg in conversation or () for m in self._expand_trace_for_msg(msg)]
+        candidates += self._expand_trace_for_msg(current_input)
+        candidates += intermediate_msgs or ()
+        for msg in candidates:
+            if msg.msg_id not in present:
+                present.add(msg.msg_id)
+                msgs.append(msg)
         return PromptContext(
             current_input=current_input,
             conversation=Conversation(msgs=msgs),
