@@ -257,3 +257,17 @@ def test_errors_while_streaming_become_our_types() -> None:
     with pytest.raises(RateLimitError) as caught:
         list(chat.stream(TextMessage(content="hi")))
     assert caught.value.retry_after == 1.5
+
+
+def test_connection_failures_become_provider_unavailable() -> None:
+    from tfrobot.brain.chain.llms import ProviderUnavailableError
+
+    def refuse(request: Any) -> Any:
+        raise httpx2.ConnectError("connection refused", request=request)
+
+    chat = OpenAIChat(
+        api_key="sk-test", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(refuse))
+    )
+    with pytest.raises(ProviderUnavailableError, match="openai: APIConnectionError") as caught:
+        chat.generate(TextMessage(content="hi"))
+    assert type(caught.value) is ProviderUnavailableError
