@@ -12,12 +12,15 @@ from tests.brain.chain.llms.conftest import TOOLS, current_turn, recalled_turn, 
 from tfrobot.brain.chain.llms import (
     AnthropicChat,
     ChatLLM,
+    DoubaoChat,
+    GeminiChat,
     InvalidConversationError,
     LLMError,
     OpenAIChat,
     ProviderNotInstalledError,
     SchemaCleaner,
     ScriptedChat,
+    ZhipuChat,
     create_llm,
     portable_id,
     provider_class,
@@ -184,3 +187,19 @@ def test_the_current_input_passed_in_the_history_too_is_sent_once() -> None:
     turn, chain = current_turn()
     payload = OpenAIChat().construct_request_params(turn, [recalled_turn(), turn], intermediate_msgs=chain)
     assert [m["content"] for m in payload["messages"]].count("And in Berlin?") == 1
+
+
+def test_a_reply_holding_only_foreign_reasoning_sends_no_empty_assistant_turn() -> None:
+    from tfrobot.schema.message import ReasoningBlock
+
+    thinking_only = AssistantTextMessage(
+        reasoning_blocks=[ReasoningBlock(text="hmm", signature="s", provider="anthropic")], model="anthropic:c"
+    )
+    turn = TextMessage(content="go on")
+    for cls in (OpenAIChat, AnthropicChat, GeminiChat, ZhipuChat, DoubaoChat):
+        payload = cls().construct_request_params(turn, [TextMessage(content="hi"), thinking_only])
+        turns = payload.get("messages", payload.get("contents"))
+        if cls is AnthropicChat:
+            assert turns[1]["content"][0]["type"] == "thinking"
+        else:
+            assert [t["role"] for t in turns] == ["user"] * len(turns), cls.__name__

@@ -115,7 +115,9 @@ class OpenAIChat(ChatLLM):
                 case LLMUserMessage():
                     out.append(self._user(msg, call_ids, where))
                 case LLMAssistantMessage():
-                    out.append(self._assistant(msg, in_loop=index > last_user))
+                    assistant = self._assistant(msg, in_loop=index > last_user)
+                    if assistant is not None:
+                        out.append(assistant)
                 case LLMToolMessage():
                     content = f"[tool error] {msg.content}" if msg.is_error else msg.content
                     out.append({"role": "tool", "tool_call_id": msg.tool_call_id, "content": content})
@@ -172,7 +174,9 @@ class OpenAIChat(ChatLLM):
             return media.data is not None and media.media_type == "application/pdf"
         return True
 
-    def _assistant(self, msg: LLMAssistantMessage, *, in_loop: bool) -> dict[str, Any]:
+    def _assistant(self, msg: LLMAssistantMessage, *, in_loop: bool) -> dict[str, Any] | None:
+        """The assistant message, or None when nothing of it is for this endpoint (e.g. a reply that
+        held only another provider's reasoning blocks: an empty assistant message is a 400)."""
         out: dict[str, Any] = {"role": "assistant", "content": msg.content}
         if msg.tool_calls:
             out["tool_calls"] = [
@@ -182,6 +186,8 @@ class OpenAIChat(ChatLLM):
         replay = self.reasoning_replay == "always" or (self.reasoning_replay == "tool_loop" and in_loop)
         if replay and msg.reasoning_content and provider_of(msg.model) == self.provider:
             out["reasoning_content"] = msg.reasoning_content
+        if msg.content is None and "tool_calls" not in out and "reasoning_content" not in out:
+            return None
         return out
 
     # ----------------------------------------------------------------------------------- Phase 6
