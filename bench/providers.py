@@ -11,6 +11,7 @@ Run with `make bench` (not part of pytest: timings are not tests).
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib.util
 import json
 import statistics
@@ -23,7 +24,7 @@ from tfrobot.brain.chain.llms import AnthropicChat, OpenAIChat
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
 
 TURNS = 200
-REPEATS = 15
+REPEATS = 41
 
 
 def turn_data(i: int) -> dict[str, Any]:
@@ -194,14 +195,18 @@ def litellm_contenders() -> dict[str, Callable[[], Any]]:
 
 
 # ------------------------------------------------------------------------------------------------ timing
-def median_ms(fn: Callable[[], Any]) -> float:
-    fn()
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
+def medians_ms(contenders: dict[str, Callable[[], Any]]) -> dict[str, float]:
+    """Median time of each contender, measured round-robin so that machine noise hits all alike."""
+    for fn in contenders.values():
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+    gc.collect()
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(REPEATS):
+        for name, fn in contenders.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
 
 def main() -> None:
@@ -221,12 +226,12 @@ def main() -> None:
     }
     for name, fn in {**langchain_contenders(), **pydantic_ai_contenders(), **litellm_contenders()}.items():
         rows["openai" if "openai" in name else "anthropic"][name] = fn
-    print(f"{TURNS}-turn conversation ({len(plain)} messages), median of {REPEATS} runs")
+    print(f"{TURNS}-turn conversation ({len(plain)} messages), median of {REPEATS} interleaved runs")
     for target, contenders in rows.items():
         print(f"\n{target} payload")
-        ceiling = median_ms(contenders["ceiling: hand-written dicts"])
-        for name, fn in contenders.items():
-            ms = median_ms(fn)
+        medians = medians_ms(contenders)
+        ceiling = medians["ceiling: hand-written dicts"]
+        for name, ms in medians.items():
             print(f"  {name:<36} {ms:8.2f} ms   x{ms / ceiling:6.1f} of ceiling")
     print("\npydantic-ai rows include one event-loop round trip per run (its mappers are async).")
 

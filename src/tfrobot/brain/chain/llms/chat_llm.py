@@ -200,7 +200,8 @@ class ChatLLM(BaseModel):
                 entries.append(msg.to_llm_request())
             except MessageContractError as exc:
                 raise InvalidConversationError(f"conversation.msgs[{index}] ({msg.msg_id}): {exc}") from exc
-        return LLMRequestMessages(entries)
+        # Built from `to_llm_request()` results, whose kinds `normalize` checks: no second validation pass.
+        return LLMRequestMessages.model_construct(entries)
 
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
