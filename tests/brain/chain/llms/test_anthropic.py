@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx2  # the HTTP client of the anthropic SDK
 import pytest
 
 from tests.brain.chain.llms.conftest import (
@@ -29,9 +30,6 @@ from tfrobot.brain.chain.llms import (
     ReasoningBlockDelta,
 )
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ReasoningBlock, TextMessage
-
-anthropic = pytest.importorskip("anthropic")
-httpx2 = pytest.importorskip("httpx2")
 
 USAGE = {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 40, "cache_creation_input_tokens": 10}
 

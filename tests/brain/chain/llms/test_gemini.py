@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.brain.chain.llms.conftest import (
@@ -22,9 +23,6 @@ from tests.brain.chain.llms.conftest import (
 )
 from tfrobot.brain.chain.llms import GeminiChat, MessageAssembler, RateLimitError
 from tfrobot.schema.message import AssistantTextMessage, ReasoningBlock, TextMessage
-
-genai = pytest.importorskip("google.genai")
-httpx = pytest.importorskip("httpx")
 
 SIGNATURE = base64.b64encode(b"gemini-thought-signature").decode()
 

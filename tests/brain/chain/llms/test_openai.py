@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx2  # the HTTP client of the openai SDK
 import pytest
 
 from tests.brain.chain.llms.conftest import (
@@ -30,9 +31,6 @@ from tfrobot.brain.chain.llms import (
     ToolCallDelta,
 )
 from tfrobot.schema.message import AssistantTextMessage, TextMessage
-
-openai = pytest.importorskip("openai")
-httpx2 = pytest.importorskip("httpx2")
 
 COMPLETION: dict[str, Any] = {
     "id": "chatcmpl-1",

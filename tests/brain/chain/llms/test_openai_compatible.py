@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.brain.chain.llms.conftest import TOOLS, Recorder, check_golden, conversation, current_turn, handler, sse
@@ -18,8 +20,6 @@ from tfrobot.brain.chain.llms import (
     ZhipuChat,
 )
 from tfrobot.schema.message import AssistantTextMessage, TextMessage
-
-httpx = pytest.importorskip("httpx")
 
 CASES: dict[str, tuple[type[OpenAIChat], str, str]] = {
     "zhipu": (ZhipuChat, "zhipuai", "/api/paas/v4/chat/completions"),
@@ -80,7 +80,7 @@ def stream_body(model: str) -> str:
 
 def llm(name: str, recorder: Recorder, respond: Any, **settings: Any) -> OpenAIChat:
     cls, module, _ = CASES[name]
-    pytest.importorskip(module)
+    importlib.import_module(module)  # the vendor SDK must be installed (dev extra)
     transport = httpx.MockTransport(handler(recorder, respond, httpx))
     return cls(api_key="key.secret", max_retries=0, http_client=httpx.Client(transport=transport), **settings)
 
