@@ -113,3 +113,35 @@ def test_data_urls_are_decoded_to_bytes_for_providers_that_want_bytes() -> None:
         "type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": url.split(",")[1]},
     }
+
+
+URL_NATIVE: dict[type[ChatLLM], set[str]] = {
+    OpenAIChat: {"image"},
+    AnthropicChat: {"image", "file"},
+    GeminiChat: ALL,
+    ZhipuChat: {"image", "video"},
+    DoubaoChat: {"image", "video"},
+}
+"""Media each provider takes by http(s) URL (it fetches them itself); the rest degrade."""
+URLS = {
+    "image": "https://example.com/m.png",
+    "audio": "https://example.com/m.wav",
+    "video": "https://example.com/m.mp4",
+    "file": "https://example.com/m.pdf",
+}
+
+
+@pytest.mark.parametrize(
+    ("cls", "kind"), [(c, k) for c in URL_NATIVE for k in sorted(ALL)], ids=lambda v: getattr(v, "__name__", v)
+)
+def test_media_by_url_is_sent_as_url_or_degraded(cls: type[ChatLLM], kind: str) -> None:
+    part = MEDIA[kind][0](url=URLS[kind], detail="what it shows")
+    turn = MultiPartMessage(content=[TextUserMsgPart(text="see"), part])
+    if kind in URL_NATIVE[cls]:
+        text = json.dumps(cls().construct_request_params(turn))
+        assert URLS[kind] in text
+        return
+    with pytest.warns(ModalityDegradedWarning):
+        text = json.dumps(cls().construct_request_params(turn))
+    assert URLS[kind] not in text
+    assert f"[{kind}: what it shows]" in text
