@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from tests.brain.chain.llms.conftest import TOOLS
+from tests.brain.chain.llms.conftest import TOOLS, check_golden, conversation, current_turn
 from tfrobot.brain.chain.llms import MessageAssembler, ScriptedChat, create_llm
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, TextMessage, ToolReturn
 
@@ -63,3 +64,14 @@ def test_stream_assembles_to_generate_and_the_request_is_cleaned() -> None:
     assert assembler.message().model_dump(exclude=skip) == plain.model_dump(exclude=skip)
     request = llm.construct_request_params(turn, tools=TOOLS)
     assert "x-namespace" not in json.dumps(request["tools"])
+
+
+def test_golden_payload_every_message_kind(media_root: Path) -> None:
+    turn, chain = current_turn()
+    payload = ScriptedChat(media_roots=(media_root,)).construct_request_params(
+        turn, conversation(media_root), TOOLS, intermediate_msgs=chain
+    )
+    # The scripted "API" reads neutral parts, paths included: make the temporary folder stable.
+    check_golden("scripted", json.loads(json.dumps(payload).replace(str(media_root), "<media_root>")))
+    reply = ScriptedChat().generate(turn, conversation(media_root), intermediate_msgs=chain)
+    assert reply.content == "Here is the weather: 12C"
