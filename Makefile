@@ -33,8 +33,11 @@ pytest: $(STAMP) ## The test suite only
 
 test: lint typecheck pytest ## Everything CI runs
 
-bench: $(STAMP) ## Benchmarks against peers (prints ratios)
-	$(BIN)/python bench/messages.py
+bench: $(STAMP) ## Benchmarks against peers (prints ratios): every bench/*.py that exists
+	@for script in bench/*.py; do \
+		test -e "$$script" || continue; \
+		echo "== $$script"; $(BIN)/python "$$script" || exit 1; \
+	done
 
 clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -186,6 +186,7 @@ class AssistantTextMessage(AssistantMessage):
             tool_calls=list(self.tool_calls or ()),
             reasoning_content=self.reasoning_content,
             reasoning_blocks=list(self.reasoning_blocks),
+            model=self.model,
         )
 
 

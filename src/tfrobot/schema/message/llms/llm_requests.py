@@ -51,6 +51,10 @@ class LLMAssistantMessage(BaseLLMMessage):
     tool_calls: list[LLMToolCall] = Field(default_factory=list)
     reasoning_content: str | None = None
     reasoning_blocks: list[ReasoningBlock] = Field(default_factory=list)
+    model: str | None = Field(
+        default=None,
+        description="'provider:model' that wrote it; reasoning text is replayed only to the provider that made it.",
+    )
 
 
 class LLMToolMessage(BaseLLMMessage):

@@ -1,0 +1,240 @@
+"""Converting a 200-turn conversation to OpenAI and Anthropic request payloads: TFRobot vs. peers.
+
+Every contender converts the same conversation (200 user turns; every other turn carries a tool call,
+its result and a final answer in its trace) from its own message objects into the provider's message
+list. The ceiling is a hand-written converter over plain dicts: no types, no validation, no repairs.
+Peers are measured only when installed (the `bench` extra installs them). Prints medians and ratios.
+
+Run with `make bench` (not part of pytest: timings are not tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib.util
+import json
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from tfrobot.brain.chain.llms import AnthropicChat, OpenAIChat
+from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
+
+TURNS = 200
+REPEATS = 41
+
+
+def turn_data(i: int) -> dict[str, Any]:
+    """The facts of one turn, from which every contender builds its own objects."""
+    data: dict[str, Any] = {"user": f"Question {i}: what is the weather in city {i}?", "answer": f"It is {i % 30}C."}
+    if i % 2 == 0:
+        data["call"] = {"id": f"call_{i}", "name": "weather", "arguments": json.dumps({"city": f"city {i}"})}
+        data["result"] = f"{i % 30}C, clear"
+    return data
+
+
+TURN_DATA = [turn_data(i) for i in range(TURNS)]
+SYSTEM = "You are TFRobot."
+
+
+# ------------------------------------------------------------------------------------------------ TFRobot
+def tfrobot_history() -> tuple[list[BaseMessage], TextMessage]:
+    history: list[BaseMessage] = [BaseMessage(role="system", content=SYSTEM, create_ts=1)]
+    ts = 10
+    for data in TURN_DATA:
+        turn = TextMessage(content=data["user"], create_ts=ts)
+        if "call" in data:
+            call = ToolCall(**data["call"])
+            turn.intermediate_trace.append(AssistantTextMessage(tool_calls=[call], create_ts=ts + 1))
+            result = ToolReturn(call_id=call.id, name=call.name, result=data["result"])
+            turn.intermediate_trace.append(BaseMessage(role="tool", tool_reses=[result], create_ts=ts + 2))
+        turn.intermediate_trace.append(AssistantTextMessage(content=data["answer"], create_ts=ts + 3))
+        history.append(turn)
+        ts += 10
+    return history, TextMessage(content="And tomorrow?", create_ts=ts)
+
+
+# ------------------------------------------------------------------------------------------------ ceiling
+def dict_history() -> list[dict[str, Any]]:
+    msgs: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
+    for data in TURN_DATA:
+        msgs.append({"role": "user", "content": data["user"]})
+        if "call" in data:
+            msgs.append({"role": "assistant", "content": None, "tool_calls": [data["call"]]})
+            msgs.append({"role": "tool", "tool_call_id": data["call"]["id"], "content": data["result"]})
+        msgs.append({"role": "assistant", "content": data["answer"]})
+    msgs.append({"role": "user", "content": "And tomorrow?"})
+    return msgs
+
+
+def dicts_to_openai(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for m in msgs:
+        if m["role"] == "assistant" and m.get("tool_calls"):
+            calls = [
+                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                for c in m["tool_calls"]
+            ]
+            out.append({"role": "assistant", "content": m["content"], "tool_calls": calls})
+        else:
+            out.append(dict(m))
+    return out
+
+
+def dicts_to_anthropic(msgs: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    system, out = "", []
+    for m in msgs:
+        if m["role"] == "system":
+            system = m["content"]
+            continue
+        if m["role"] == "tool":
+            role, blocks = "user", [{"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}]
+        elif m["role"] == "assistant" and m.get("tool_calls"):
+            role = "assistant"
+            blocks = [
+                {"type": "tool_use", "id": c["id"], "name": c["name"], "input": json.loads(c["arguments"])}
+                for c in m["tool_calls"]
+            ]
+        else:
+            role, blocks = m["role"], [{"type": "text", "text": m["content"]}]
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return system, out
+
+
+# ------------------------------------------------------------------------------------------------ peers
+def langchain_contenders() -> dict[str, Callable[[], Any]]:
+    found: dict[str, Callable[[], Any]] = {}
+    if importlib.util.find_spec("langchain_core") is None:
+        return found
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    msgs: list[Any] = [SystemMessage(SYSTEM)]
+    for data in TURN_DATA:
+        msgs.append(HumanMessage(data["user"]))
+        if "call" in data:
+            call = data["call"]
+            args = json.loads(call["arguments"])
+            msgs.append(AIMessage("", tool_calls=[{"id": call["id"], "name": call["name"], "args": args}]))
+            msgs.append(ToolMessage(data["result"], tool_call_id=call["id"]))
+        msgs.append(AIMessage(data["answer"]))
+    msgs.append(HumanMessage("And tomorrow?"))
+    if importlib.util.find_spec("langchain_openai") is not None:
+        from langchain_openai.chat_models.base import _convert_message_to_dict
+
+        found["langchain (openai)"] = lambda: [_convert_message_to_dict(m) for m in msgs]
+    if importlib.util.find_spec("langchain_anthropic") is not None:
+        from langchain_anthropic.chat_models import _format_messages
+
+        found["langchain (anthropic)"] = lambda: _format_messages(msgs, model="claude-sonnet-4-6")
+    return found
+
+
+def pydantic_ai_contenders() -> dict[str, Callable[[], Any]]:
+    found: dict[str, Callable[[], Any]] = {}
+    if importlib.util.find_spec("pydantic_ai") is None:
+        return found
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        SystemPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+    from pydantic_ai.models import ModelRequestParameters
+
+    msgs: list[Any] = []
+    first = True
+    for data in TURN_DATA:
+        parts: list[Any] = [SystemPromptPart(SYSTEM)] if first else []
+        first = False
+        msgs.append(ModelRequest(parts=[*parts, UserPromptPart(data["user"])]))
+        if "call" in data:
+            call = data["call"]
+            msgs.append(ModelResponse(parts=[ToolCallPart(call["name"], call["arguments"], call["id"])]))
+            msgs.append(ModelRequest(parts=[ToolReturnPart(call["name"], data["result"], call["id"])]))
+        msgs.append(ModelResponse(parts=[TextPart(data["answer"])]))
+    msgs.append(ModelRequest(parts=[UserPromptPart("And tomorrow?")]))
+    params = ModelRequestParameters()
+    loop = asyncio.new_event_loop()
+    try:
+        from pydantic_ai.models.openai import OpenAIChatModel
+        from pydantic_ai.providers.openai import OpenAIProvider
+
+        openai_model = OpenAIChatModel("gpt-4o", provider=OpenAIProvider(api_key="bench"))
+        found["pydantic-ai (openai)"] = lambda: loop.run_until_complete(openai_model._map_messages(msgs, params))
+    except ImportError:
+        pass
+    try:
+        from pydantic_ai.models.anthropic import AnthropicModel
+        from pydantic_ai.providers.anthropic import AnthropicProvider
+
+        anthropic_model = AnthropicModel("claude-sonnet-4-6", provider=AnthropicProvider(api_key="bench"))
+        found["pydantic-ai (anthropic)"] = lambda: loop.run_until_complete(
+            anthropic_model._map_message(msgs, params, {})
+        )
+    except ImportError:
+        pass
+    return found
+
+
+def litellm_contenders() -> dict[str, Callable[[], Any]]:
+    if importlib.util.find_spec("litellm") is None:
+        return {}
+    from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
+
+    msgs = dicts_to_openai(dict_history())[1:]
+    return {"litellm (anthropic)": lambda: anthropic_messages_pt(msgs, "claude-sonnet-4-6", "anthropic")}
+
+
+# ------------------------------------------------------------------------------------------------ timing
+def medians_ms(contenders: dict[str, Callable[[], Any]]) -> dict[str, float]:
+    """Median time of each contender, measured round-robin so that machine noise hits all alike."""
+    for fn in contenders.values():
+        fn()
+    gc.collect()
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(REPEATS):
+        for name, fn in contenders.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) * 1000 for name, values in times.items()}
+
+
+def main() -> None:
+    warnings.simplefilter("ignore")
+    history, current = tfrobot_history()
+    plain = dict_history()
+    openai, anthropic = OpenAIChat(), AnthropicChat()
+    rows: dict[str, dict[str, Callable[[], Any]]] = {
+        "openai": {
+            "ceiling: hand-written dicts": lambda: dicts_to_openai(plain),
+            "tfrobot construct_request_params": lambda: openai.construct_request_params(current, history),
+        },
+        "anthropic": {
+            "ceiling: hand-written dicts": lambda: dicts_to_anthropic(plain),
+            "tfrobot construct_request_params": lambda: anthropic.construct_request_params(current, history),
+        },
+    }
+    for name, fn in {**langchain_contenders(), **pydantic_ai_contenders(), **litellm_contenders()}.items():
+        rows["openai" if "openai" in name else "anthropic"][name] = fn
+    print(f"{TURNS}-turn conversation ({len(plain)} messages), median of {REPEATS} interleaved runs")
+    for target, contenders in rows.items():
+        print(f"\n{target} payload")
+        medians = medians_ms(contenders)
+        ceiling = medians["ceiling: hand-written dicts"]
+        for name, ms in medians.items():
+            print(f"  {name:<36} {ms:8.2f} ms   x{ms / ceiling:6.1f} of ceiling")
+    print("\npydantic-ai rows include one event-loop round trip per run (its mappers are async).")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Chains and the LLMs they call."""

@@ -1,0 +1,78 @@
+"""The LLM request layer: `ChatLLM`, one module per provider, and the registry that names them.
+
+Importing this package imports no provider SDK (they are optional extras, loaded on first call), so it
+stays fast. `create_llm("openai", model=…)` builds the provider a configuration names.
+"""
+
+from tfrobot.brain.chain.llms.anthropic import AnthropicChat
+from tfrobot.brain.chain.llms.chat_llm import ChatLLM, create_llm, portable_id, provider_class, providers
+from tfrobot.brain.chain.llms.doubao import DoubaoChat
+from tfrobot.brain.chain.llms.errors import (
+    AuthenticationError,
+    ContextTooLongError,
+    InvalidConversationError,
+    InvalidRequestError,
+    LLMError,
+    ModalityDegradedWarning,
+    ProviderError,
+    ProviderNotInstalledError,
+    ProviderUnavailableError,
+    RateLimitError,
+    UnsupportedContentError,
+)
+from tfrobot.brain.chain.llms.gemini import GeminiChat
+from tfrobot.brain.chain.llms.media import Capabilities
+from tfrobot.brain.chain.llms.normalize import normalize
+from tfrobot.brain.chain.llms.openai import OpenAIChat
+from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
+from tfrobot.brain.chain.llms.stream import (
+    FinishDelta,
+    MessageAssembler,
+    ReasoningBlockDelta,
+    ReasoningDelta,
+    StreamDelta,
+    TextDelta,
+    TFLScriptDelta,
+    ToolCallDelta,
+)
+from tfrobot.brain.chain.llms.tools import SchemaCleaner, ToolDefinition
+from tfrobot.brain.chain.llms.zhipu import ZhipuChat
+
+__all__ = [
+    "AnthropicChat",
+    "AuthenticationError",
+    "Capabilities",
+    "ChatLLM",
+    "ContextTooLongError",
+    "DoubaoChat",
+    "FinishDelta",
+    "GeminiChat",
+    "InvalidConversationError",
+    "InvalidRequestError",
+    "LLMError",
+    "MessageAssembler",
+    "ModalityDegradedWarning",
+    "OpenAIChat",
+    "ProviderError",
+    "ProviderNotInstalledError",
+    "ProviderUnavailableError",
+    "RateLimitError",
+    "ReasoningBlockDelta",
+    "ReasoningDelta",
+    "SchemaCleaner",
+    "ScriptRule",
+    "ScriptedCall",
+    "ScriptedChat",
+    "StreamDelta",
+    "TFLScriptDelta",
+    "TextDelta",
+    "ToolCallDelta",
+    "ToolDefinition",
+    "UnsupportedContentError",
+    "ZhipuChat",
+    "create_llm",
+    "normalize",
+    "portable_id",
+    "provider_class",
+    "providers",
+]

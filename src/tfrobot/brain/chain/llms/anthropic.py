@@ -1,0 +1,387 @@
+"""Anthropic Messages API (`anthropic` SDK).
+
+Wire format: `system` is a request parameter (leading system messages are lifted there in Phase 2; one in
+the middle becomes a user text block); turns alternate user/assistant, so consecutive same-role turns are
+merged into one; tool calls are `tool_use` blocks, their results `tool_result` blocks at the start of the
+next user turn, with the tool's media inside them. Thinking blocks are replayed unchanged with their
+signatures, and only blocks that Anthropic produced. Tool-call ids must match ^[a-zA-Z0-9_-]+$, so other
+ids are mapped per request (deterministically: a call and its result always agree).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any, ClassVar, assert_never
+
+from pydantic import PrivateAttr
+
+from tfrobot.brain.chain.llms.chat_llm import (
+    CONSOLE_LABEL,
+    SYSTEM_LABEL,
+    ChatLLM,
+    attachment_label,
+    import_sdk,
+    portable_id,
+)
+from tfrobot.brain.chain.llms.errors import translate_sdk_error
+from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.openai import as_dict, clean_nones
+from tfrobot.brain.chain.llms.stream import (
+    FinishDelta,
+    ReasoningBlockDelta,
+    StreamDelta,
+    TextDelta,
+    ToolCallDelta,
+    reasoning_text,
+)
+from tfrobot.brain.chain.llms.tools import ToolDefinition
+from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
+from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
+from tfrobot.schema.message.llms.llm_requests import (
+    LLMAssistantMessage,
+    LLMFunctionMessage,
+    LLMMessage,
+    LLMSystemMessage,
+    LLMTFLMessage,
+    LLMToolMessage,
+    LLMUserMessage,
+)
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.msg_part import MediaPart, TextUserMsgPart
+from tfrobot.schema.message.tool import ToolCall
+
+ID_PATTERN = r"[a-zA-Z0-9_-]+"
+"""Anthropic's rule for tool_use ids."""
+
+FINISH_REASONS: dict[str, str] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+"""Anthropic stop reasons -> ours (others, e.g. `pause_turn`, are kept as they come)."""
+
+NATIVE_PARAMS = frozenset(
+    {"model", "max_tokens", "messages", "system", "tools", "tool_choice", "thinking", "stop_sequences", "metadata",
+     "service_tier", "stream", "cache_control", "output_config", "container", "extra_headers", "extra_query",
+     "extra_body", "timeout"}
+)  # fmt: skip
+"""Keyword arguments the SDK's `messages.create` takes; other parameters travel in `extra_body`."""
+
+DEFAULT_MAX_TOKENS = 4096
+"""Anthropic requires `max_tokens`; used when the settings leave it unset."""
+
+
+class AnthropicChat(ChatLLM):
+    """Claude through the Anthropic Messages API."""
+
+    provider: ClassVar[str] = "anthropic"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        user=frozenset({"image", "file"}),
+        tool_result=frozenset({"image", "file"}),
+        url_sources=frozenset({"image", "file"}),
+    )
+
+    model: str = "claude-sonnet-4-6"
+    _client: Any = PrivateAttr(default=None)
+    _aclient: Any = PrivateAttr(default=None)
+
+    # ----------------------------------------------------------------------------------- Phase 2
+    def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
+        """Lift the leading system messages into `system`; later ones stay and become user text."""
+        params = super()._configure_api_params(ctx, options)
+        params.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
+        msgs = ctx.conversation.msgs
+        lead = 0
+        while lead < len(msgs) and msgs[lead].role == "system":
+            lead += 1
+        system = "\n\n".join(text for m in msgs[:lead] if (text := m.text()))
+        if system:
+            params["system"] = f"{params['system']}\n\n{system}" if params.get("system") else system
+        del msgs[:lead]
+        return params
+
+    # ----------------------------------------------------------------------------------- Phase 5
+    def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
+        call_ids = {call.id for m in msgs if isinstance(m, LLMAssistantMessage) for call in m.tool_calls}
+        results: dict[str, dict[str, Any]] = {}
+        turns: list[dict[str, Any]] = []
+
+        def add(role: str, blocks: list[dict[str, Any]]) -> None:
+            if not blocks:
+                return
+            if turns and turns[-1]["role"] == role:
+                turns[-1]["content"].extend(blocks)
+            else:
+                turns.append({"role": role, "content": blocks})
+
+        for index, msg in enumerate(msgs):
+            where = f"messages[{index}]"
+            match msg:
+                case LLMSystemMessage():
+                    add("user", [_text(f"{SYSTEM_LABEL}\n{msg.content}")])
+                case LLMUserMessage():
+                    if msg.attachment_of in results:
+                        results[msg.attachment_of].setdefault("content", []).extend(
+                            self._blocks(msg, "tool_result", where)
+                        )
+                        continue
+                    blocks = self._blocks(msg, "user" if msg.attachment_of is None else "tool_result", where)
+                    if msg.attachment_of is not None:
+                        blocks.insert(0, _text(attachment_label(msg.attachment_of, msg.attachment_of in call_ids)))
+                    add("user", blocks)
+                case LLMAssistantMessage():
+                    add("assistant", self._assistant(msg))
+                case LLMToolMessage():
+                    block: dict[str, Any] = {
+                        "type": "tool_result",
+                        "tool_use_id": portable_id(msg.tool_call_id, ID_PATTERN),
+                    }
+                    if msg.content:
+                        block["content"] = [_text(msg.content)]
+                    if msg.is_error:
+                        block["is_error"] = True
+                    results[msg.tool_call_id] = block
+                    add("user", [block])
+                case LLMFunctionMessage():
+                    add("user", [_text(f"[result of function {msg.name}]\n{msg.content}")])
+                case LLMTFLMessage():
+                    add("user", [_text(f"{CONSOLE_LABEL}\n{msg.content}")])
+                case _:
+                    assert_never(msg)
+        return turns
+
+    def _blocks(self, msg: LLMUserMessage, position: Position, where: str) -> list[dict[str, Any]]:
+        prefix = f"{msg.name}: " if msg.name else ""
+        if isinstance(msg.content, str):
+            return [_text(prefix + msg.content)]
+        blocks: list[dict[str, Any]] = [_text(prefix.rstrip())] if prefix else []
+        for i, part in enumerate(msg.content):
+            if isinstance(part, TextUserMsgPart):
+                blocks.append(_text(part.text))
+                continue
+            media = self._media(part, position, f"{where}.content[{i}]")
+            blocks.append(_text(media) if isinstance(media, str) else self._media_block(part, media))
+        return blocks
+
+    def _media_block(self, part: MediaPart, media: ResolvedMedia) -> dict[str, Any]:
+        source: dict[str, Any]
+        if media.url is not None:
+            source = {"type": "url", "url": media.url}
+        elif media.media_type == "text/plain":
+            source = {
+                "type": "text",
+                "media_type": "text/plain",
+                "data": (media.data or b"").decode("utf-8", "replace"),
+            }
+        else:
+            source = {"type": "base64", "media_type": media.media_type, "data": media.b64}
+        if part.type == "image":
+            return {"type": "image", "source": source}
+        block: dict[str, Any] = {"type": "document", "source": source}
+        filename = getattr(part, "filename", None)
+        if filename:
+            block["title"] = filename
+        return block
+
+    def _accepts(self, media: ResolvedMedia, part: MediaPart) -> bool:
+        if part.type == "file":
+            return media.media_type in ("application/pdf", "text/plain")
+        return media.url is not None or media.media_type in ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+    def _assistant(self, msg: LLMAssistantMessage) -> list[dict[str, Any]]:
+        blocks: list[dict[str, Any]] = []
+        for block in msg.reasoning_blocks:
+            if block.provider != self.provider:
+                continue  # another provider's reasoning means nothing here and its signature would fail
+            if block.type == "redacted_thinking":
+                blocks.append({"type": "redacted_thinking", "data": block.data or ""})
+            else:
+                blocks.append({"type": "thinking", "thinking": block.text, "signature": block.signature or ""})
+        if msg.content:
+            blocks.append(_text(msg.content))
+        for call in msg.tool_calls:
+            blocks.append(
+                {"type": "tool_use", "id": portable_id(call.id, ID_PATTERN), "name": call.name, "input": _input(call)}
+            )
+        return blocks
+
+    # ----------------------------------------------------------------------------------- Phase 6
+    def _assemble_api_request(
+        self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": params.pop("model"), "max_tokens": params.pop("max_tokens")}
+        if "system" in params:
+            request["system"] = params.pop("system")
+        request["messages"] = api_msgs
+        if tools:
+            request["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": self.clean_tool_schema(t)} for t in tools
+            ]
+        extra = {k: params.pop(k) for k in list(params) if k not in NATIVE_PARAMS}
+        request.update(params)
+        if extra:
+            request["extra_body"] = {**request.get("extra_body", {}), **extra}
+        return request
+
+    # ----------------------------------------------------------------------------------- calls
+    def client(self, *, is_async: bool = False) -> Any:
+        """The (cached) SDK client."""
+        if (self._aclient if is_async else self._client) is None:
+            sdk = import_sdk("anthropic", self.provider, "anthropic")
+            kwargs: dict[str, Any] = {"max_retries": self.max_retries}
+            if self.api_key is not None:
+                kwargs["api_key"] = self.api_key.get_secret_value()
+            if self.base_url is not None:
+                kwargs["base_url"] = self.base_url
+            if self.timeout is not None:
+                kwargs["timeout"] = self.timeout
+            http = self.async_http_client if is_async else self.http_client
+            if http is not None:
+                kwargs["http_client"] = http
+            if is_async:
+                self._aclient = sdk.AsyncAnthropic(**kwargs)
+            else:
+                self._client = sdk.Anthropic(**kwargs)
+        return self._aclient if is_async else self._client
+
+    def _send(self, params: dict[str, Any]) -> Any:
+        return self.client().messages.create(**params)
+
+    async def _asend(self, params: dict[str, Any]) -> Any:
+        return await self.client(is_async=True).messages.create(**params)
+
+    def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
+        state = _StreamState()
+        for event in self.client().messages.create(**params, stream=True):
+            yield from self._event_deltas(as_dict(event), state)
+        yield self._finish(state)
+
+    async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
+        state = _StreamState()
+        async for event in await self.client(is_async=True).messages.create(**params, stream=True):
+            for delta in self._event_deltas(as_dict(event), state):
+                yield delta
+        yield self._finish(state)
+
+    def _event_deltas(self, event: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
+        kind = event.get("type")
+        index = event.get("index", 0)
+        if kind == "message_start":
+            message = event.get("message") or {}
+            state.model = message.get("model")
+            state.usage.update(clean_nones(message.get("usage") or {}))
+        elif kind == "content_block_start":
+            block = event.get("content_block") or {}
+            match block.get("type"):
+                case "text" if block.get("text"):
+                    yield TextDelta(text=block["text"])
+                case "thinking":
+                    yield ReasoningBlockDelta(index=index, text=block.get("thinking") or "", provider=self.provider)
+                case "redacted_thinking":
+                    yield ReasoningBlockDelta(
+                        index=index, block_type="redacted_thinking", data=block.get("data"), provider=self.provider
+                    )
+                case "tool_use":
+                    yield ToolCallDelta(index=index, id=block.get("id"), name=block.get("name"))
+        elif kind == "content_block_delta":
+            delta = event.get("delta") or {}
+            match delta.get("type"):
+                case "text_delta":
+                    yield TextDelta(text=delta.get("text") or "")
+                case "thinking_delta":
+                    yield ReasoningBlockDelta(index=index, text=delta.get("thinking") or "", provider=self.provider)
+                case "signature_delta":
+                    yield ReasoningBlockDelta(index=index, signature=delta.get("signature"), provider=self.provider)
+                case "input_json_delta":
+                    yield ToolCallDelta(index=index, arguments=delta.get("partial_json") or "")
+        elif kind == "message_delta":
+            state.stop_reason = (event.get("delta") or {}).get("stop_reason") or state.stop_reason
+            state.usage.update(clean_nones(event.get("usage") or {}))
+
+    def _finish(self, state: _StreamState) -> FinishDelta:
+        return FinishDelta(
+            finish_reason=_finish_reason(state.stop_reason),
+            usage=self._usage(state.usage),
+            model=self._model_tag(state.model),
+        )
+
+    # ----------------------------------------------------------------------------------- responses
+    def parse_response(self, raw: Any) -> AssistantTextMessage:
+        data = as_dict(raw)
+        text: list[str] = []
+        blocks: list[ReasoningBlock] = []
+        calls: list[ToolCall] = []
+        for block in data.get("content") or ():
+            match block.get("type"):
+                case "text":
+                    text.append(block.get("text") or "")
+                case "thinking":
+                    blocks.append(
+                        ReasoningBlock(
+                            text=block.get("thinking") or "", signature=block.get("signature"), provider=self.provider
+                        )
+                    )
+                case "redacted_thinking":
+                    blocks.append(
+                        ReasoningBlock(type="redacted_thinking", data=block.get("data"), provider=self.provider)
+                    )
+                case "tool_use":
+                    calls.append(
+                        ToolCall(id=block["id"], name=block["name"], arguments=_dumps(block.get("input") or {}))
+                    )
+        return AssistantTextMessage(
+            content="".join(text),
+            reasoning_content=reasoning_text(blocks),
+            reasoning_blocks=blocks,
+            tool_calls=calls or None,
+            finish_reason=_finish_reason(data.get("stop_reason")),
+            usage=self._usage(clean_nones(data.get("usage") or {})),
+            model=self._model_tag(data.get("model")),
+        )
+
+    def _usage(self, raw: dict[str, Any]) -> Usage | None:
+        """Anthropic's `input_tokens` excludes cache reads and writes; ours is the whole prompt."""
+        if not raw:
+            return None
+        read = raw.get("cache_read_input_tokens", 0)
+        write = raw.get("cache_creation_input_tokens", 0)
+        return Usage(
+            input_tokens=raw.get("input_tokens", 0) + read + write,
+            cache_read_tokens=read,
+            cache_write_tokens=write,
+            output_tokens=raw.get("output_tokens", 0),
+            raw=raw,
+        )
+
+    def _translate_error(self, exc: Exception) -> Exception:
+        return translate_sdk_error(self.provider, exc)
+
+
+class _StreamState:
+    def __init__(self) -> None:
+        self.model: str | None = None
+        self.stop_reason: str | None = None
+        self.usage: dict[str, Any] = {}
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _input(call: ToolCall) -> dict[str, Any]:
+    """The call's arguments as the object Anthropic wants; malformed JSON is kept as text, not dropped."""
+    try:
+        return call.parsed_arguments()
+    except ValueError:
+        return {"_raw_arguments": call.arguments}
+
+
+def _finish_reason(value: str | None) -> str | None:
+    return FINISH_REASONS.get(value, value) if value else None

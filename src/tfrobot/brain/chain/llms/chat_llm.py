@@ -1,0 +1,357 @@
+"""`ChatLLM`: the request pipeline every provider shares, and the registry of providers by name.
+
+`construct_request_params` builds, without any network, exactly the keyword arguments the provider's
+official SDK `create` call takes, in the seed's phases ("七段式请求组装"):
+
+1. `construct_prompt_context`   history + current input + the chain's messages; traces expanded in place
+2. `_configure_api_params`      provider hook: model parameters (Anthropic/Gemini lift the system prompt)
+3. `format_to_request_msgs`     `msg.to_llm_request()` per message -> `LLMRequestMessages`
+4. `to_list` + `normalize`      flatten and merge; then the shared repair pass (`normalize.py`)
+5. `reformat_request_msg_to_api` provider hook: neutral messages -> the SDK's message dicts
+6. `_assemble_api_request`      provider hook: tools (cleaned of `x-*` keys) and parameters
+
+A provider is one module with one subclass that sets `provider` and implements the hooks and the
+response mapping; it registers itself by being defined, so adding one changes nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import AsyncIterator, Iterator, Sequence
+from hashlib import sha1
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr
+
+from tfrobot.brain.chain.llms.errors import InvalidConversationError, LLMError, ProviderNotInstalledError
+from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
+from tfrobot.brain.chain.llms.normalize import normalize
+from tfrobot.brain.chain.llms.stream import MessageAssembler, StreamDelta
+from tfrobot.brain.chain.llms.tools import SchemaCleaner, ToolDefinition
+from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
+from tfrobot.schema.message.base import BaseMessage
+from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage, UserMessage
+from tfrobot.schema.message.errors import MessageContractError
+from tfrobot.schema.message.llms.llm_requests import LLMMessage, LLMRequestMessages
+from tfrobot.schema.message.msg_part import MediaPart
+
+_PROVIDERS: dict[str, type[ChatLLM]] = {}
+
+CONSOLE_LABEL = "[TFL console output]"
+"""First line of console output sent as user text: no provider has a console role (seed: 降级)."""
+SYSTEM_LABEL = "[system]"
+"""First line of a system message in the middle of a conversation, sent as user text where needed."""
+
+
+def attachment_label(owner: str, is_call: bool) -> str:
+    """The text that introduces media returned by a tool call or a console run, so the model links them."""
+    return f"[attachments of the result of tool call {owner}]" if is_call else "[attachments of the console output]"
+
+
+def import_sdk(module: str, provider: str, extra: str) -> Any:
+    """Import a provider SDK on first use (they are optional extras and slow to import)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ProviderNotInstalledError(provider, extra, module) from exc
+
+
+def provider_of(model_tag: str | None) -> str | None:
+    """'openai' of 'openai:gpt-4o'; None when unknown."""
+    return model_tag.split(":", 1)[0] if model_tag else None
+
+
+def register_provider(cls: type[ChatLLM]) -> None:
+    """Make `cls` reachable by its `provider` name; a second class claiming a taken name is refused."""
+    taken = _PROVIDERS.get(cls.provider)
+    if taken is not None and taken is not cls:
+        raise TypeError(
+            f"provider name {cls.provider!r} of {cls.__qualname__} is already taken by {taken.__qualname__}. "
+            "Fix: give the new class its own `provider` ClassVar."
+        )
+    _PROVIDERS[cls.provider] = cls
+
+
+def provider_class(name: str) -> type[ChatLLM]:
+    """The ChatLLM class configured as `name` ("openai", "anthropic", "scripted", …)."""
+    try:
+        return _PROVIDERS[name]
+    except KeyError:
+        known = ", ".join(sorted(_PROVIDERS))
+        raise LLMError(f"unknown LLM provider {name!r}; known providers: {known}") from None
+
+
+def create_llm(name: str, **settings: Any) -> ChatLLM:
+    """An instance of the provider configured as `name`, validated from `settings`."""
+    return provider_class(name).model_validate(settings)
+
+
+def providers() -> dict[str, type[ChatLLM]]:
+    """A snapshot of the registry: provider name -> class."""
+    return dict(_PROVIDERS)
+
+
+def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
+    """`call_id` if it matches `pattern`, else a deterministic replacement that does.
+
+    Deterministic (a hash of the original), so the same stored call maps to the same id in every request
+    and a call and its result always agree without any state kept between requests.
+    """
+    if re.fullmatch(pattern, call_id) and len(call_id) <= max_len:
+        return call_id
+    digest = sha1(call_id.encode()).hexdigest()[:10]
+    stem = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[: max_len - len(digest) - 1]
+    return f"{stem}_{digest}"
+
+
+class ChatLLM(BaseModel):
+    """Base of every chat provider: settings, the request pipeline, and the call/stream entry points."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    provider: ClassVar[str] = ""
+    """Registry name; empty on abstract bases."""
+    capabilities: ClassVar[Capabilities] = Capabilities()
+    """Which modalities go natively where (`media.py`)."""
+    schema_cleaner: ClassVar[SchemaCleaner] = SchemaCleaner()
+    """How tool schemas are cleaned for this provider."""
+
+    model: str = Field(description="The provider's model name, e.g. 'gpt-4o' or 'claude-sonnet-4-5'.")
+    api_key: SecretStr | None = Field(default=None, description="API key; the SDK's environment variable if unset.")
+    base_url: str | None = Field(default=None, description="Endpoint override (proxies, compatible servers).")
+    temperature: float | None = Field(default=None, description="Sampling temperature; provider default if unset.")
+    max_tokens: int | None = Field(default=None, description="Upper bound on generated tokens.")
+    timeout: float | None = Field(default=None, description="Request timeout in seconds; SDK default if unset.")
+    max_retries: int = Field(default=2, description="SDK-level retries on transient errors.")
+    media_roots: tuple[Path, ...] = Field(default=(), description="Folders whose files media parts may reference.")
+    extra_params: dict[str, JsonValue] = Field(
+        default_factory=dict, description="Vendor-specific request parameters, passed to the SDK call as they are."
+    )
+    http_client: Any = Field(
+        default=None, exclude=True, description="An HTTP client for the SDK (proxies, tests with a mock transport)."
+    )
+    async_http_client: Any = Field(
+        default=None, exclude=True, description="The async HTTP client for the SDK's async client."
+    )
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.provider:
+            register_provider(cls)
+
+    # ----------------------------------------------------------------------------------- Phase 1
+    def construct_prompt_context(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None = None,
+        intermediate_msgs: Sequence[BaseMessage] | None = None,
+    ) -> PromptContext:
+        """History with every trace expanded, then the current input (and its trace), then the chain's
+        own messages of this turn. A message already present (same `msg_id`: a trace record is a copy of
+        the chain message it records, and callers may pass the current input in the history too) is
+        kept once, at its first place."""
+        msgs: list[BaseMessage] = []
+        present: set[str] = set()
+        candidates = [m for msg in conversation or () for m in self._expand_trace_for_msg(msg)]
+        candidates += self._expand_trace_for_msg(current_input)
+        candidates += intermediate_msgs or ()
+        for msg in candidates:
+            if msg.msg_id not in present:
+                present.add(msg.msg_id)
+                msgs.append(msg)
+        return PromptContext(
+            current_input=current_input,
+            conversation=Conversation(msgs=msgs),
+            intermediate_msgs=list(intermediate_msgs) if intermediate_msgs is not None else None,
+        )
+
+    @staticmethod
+    def _expand_trace_for_msg(msg: BaseMessage) -> list[BaseMessage]:
+        """A user message with its trace around it: records before its `create_ts`, it, records after."""
+        if not isinstance(msg, UserMessage) or not msg.intermediate_trace.records:
+            return [msg]
+        pre, post = msg.intermediate_trace.split(msg.create_ts)
+        return [*pre, msg, *post]
+
+    # ----------------------------------------------------------------------------------- Phase 2
+    def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
+        """Model parameters from the settings, then `extra_params`, then the call's own `options`."""
+        params: dict[str, Any] = {"model": self.model}
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            params[self._max_tokens_key()] = self.max_tokens
+        params.update(self.extra_params)
+        params.update(options)
+        return params
+
+    def _max_tokens_key(self) -> str:
+        return "max_tokens"
+
+    # ----------------------------------------------------------------------------------- Phase 3
+    def format_to_request_msgs(self, ctx: PromptContext) -> LLMRequestMessages:
+        """`to_llm_request()` of every message; a failure names the message's position and id."""
+        entries: list[LLMMessage | list[LLMMessage]] = []
+        for index, msg in enumerate(ctx.conversation.msgs):
+            try:
+                entries.append(msg.to_llm_request())
+            except MessageContractError as exc:
+                raise InvalidConversationError(f"conversation.msgs[{index}] ({msg.msg_id}): {exc}") from exc
+        # Built from `to_llm_request()` results, whose kinds `normalize` checks: no second validation pass.
+        return LLMRequestMessages.model_construct(entries)
+
+    # ----------------------------------------------------------------------------------- Phase 5
+    def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
+        """Provider hook: neutral messages -> the SDK's message dicts."""
+        raise NotImplementedError(f"{type(self).__name__} must implement reformat_request_msg_to_api")
+
+    # ----------------------------------------------------------------------------------- Phase 6
+    def _assemble_api_request(
+        self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
+    ) -> dict[str, Any]:
+        """Provider hook: the final keyword arguments of the SDK call."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _assemble_api_request")
+
+    def clean_tool_schema(self, tool: ToolDefinition) -> dict[str, Any]:
+        """`tool.parameters` without `x-*` keys and whatever else this provider rejects."""
+        return self.schema_cleaner.clean(tool.parameters)
+
+    # ----------------------------------------------------------------------------------- pipeline
+    def construct_request_params(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None = None,
+        tools: Sequence[ToolDefinition] | None = None,
+        *,
+        intermediate_msgs: Sequence[BaseMessage] | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """The SDK call's keyword arguments for this conversation (no network; see the module docstring)."""
+        ctx = self.construct_prompt_context(current_input, conversation, intermediate_msgs)
+        params = self._configure_api_params(ctx, options)
+        request_msgs = self.format_to_request_msgs(ctx)
+        llm_msgs = normalize(request_msgs.to_list())
+        api_msgs = self.reformat_request_msg_to_api(llm_msgs, params)
+        return self._assemble_api_request(params, api_msgs, tools)
+
+    # ----------------------------------------------------------------------------------- calls
+    def generate(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None = None,
+        tools: Sequence[ToolDefinition] | None = None,
+        **options: Any,
+    ) -> AssistantTextMessage:
+        """One call: build the request, send it, map the reply (errors become `errors.py` types)."""
+        params = self.construct_request_params(current_input, conversation, tools, **options)
+        try:
+            raw = self._send(params)
+        except LLMError:
+            raise
+        except Exception as exc:
+            raise self._translate_error(exc) from exc
+        return self.parse_response(raw)
+
+    async def agenerate(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None = None,
+        tools: Sequence[ToolDefinition] | None = None,
+        **options: Any,
+    ) -> AssistantTextMessage:
+        """`generate` on the SDK's async client."""
+        params = self.construct_request_params(current_input, conversation, tools, **options)
+        try:
+            raw = await self._asend(params)
+        except LLMError:
+            raise
+        except Exception as exc:
+            raise self._translate_error(exc) from exc
+        return self.parse_response(raw)
+
+    def stream(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None = None,
+        tools: Sequence[ToolDefinition] | None = None,
+        **options: Any,
+    ) -> Iterator[StreamDelta]:
+        """Typed deltas of one streamed call; `MessageAssembler` adds them up to the reply."""
+        params = self.construct_request_params(current_input, conversation, tools, **options)
+        try:
+            yield from self._send_stream(params)
+        except LLMError:
+            raise
+        except Exception as exc:
+            raise self._translate_error(exc) from exc
+
+    async def astream(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None = None,
+        tools: Sequence[ToolDefinition] | None = None,
+        **options: Any,
+    ) -> AsyncIterator[StreamDelta]:
+        """`stream` on the SDK's async client."""
+        params = self.construct_request_params(current_input, conversation, tools, **options)
+        try:
+            async for delta in self._asend_stream(params):
+                yield delta
+        except LLMError:
+            raise
+        except Exception as exc:
+            raise self._translate_error(exc) from exc
+
+    def generate_streamed(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None = None,
+        tools: Sequence[ToolDefinition] | None = None,
+        **options: Any,
+    ) -> AssistantTextMessage:
+        """`stream`, assembled: the same message `generate` returns for the same reply."""
+        assembler = MessageAssembler()
+        for delta in self.stream(current_input, conversation, tools, **options):
+            assembler.add(delta)
+        return assembler.message()
+
+    # ----------------------------------------------------------------------------------- provider hooks
+    def _send(self, params: dict[str, Any]) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement _send")
+
+    async def _asend(self, params: dict[str, Any]) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} does not implement async calls")
+
+    def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
+        raise NotImplementedError(f"{type(self).__name__} does not implement streaming")
+
+    def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
+        raise NotImplementedError(f"{type(self).__name__} does not implement async streaming")
+
+    def parse_response(self, raw: Any) -> AssistantTextMessage:
+        """Provider hook: the SDK's response -> one `AssistantTextMessage`."""
+        raise NotImplementedError(f"{type(self).__name__} must implement parse_response")
+
+    def _translate_error(self, exc: Exception) -> Exception:
+        """Provider hook: an SDK exception -> an `errors.py` exception (unknown ones pass through)."""
+        return exc
+
+    def _media(self, part: MediaPart, position: Position, where: str) -> ResolvedMedia | str:
+        """`part` resolved for sending when the capability table says native and the provider takes this
+        source and format; otherwise its `detail` text (warned), or `UnsupportedContentError`."""
+        if self.capabilities.support(position, part.type) == "native":
+            media = resolve(part, media_roots=self.media_roots, where=where)
+            by_url_ok = media.url is None or part.type in self.capabilities.url_sources
+            if by_url_ok and self._accepts(media, part):
+                return media
+        return degrade(part, provider=self.provider, position=position, where=where)
+
+    def _accepts(self, media: ResolvedMedia, part: MediaPart) -> bool:
+        """Provider hook: whether this exact format can be sent natively (e.g. OpenAI audio: wav/mp3)."""
+        return True
+
+    def _model_tag(self, model: str | None) -> str:
+        return f"{self.provider}:{model or self.model}"

@@ -1,0 +1,40 @@
+"""Doubao (Volcengine Ark) through the `volcenginesdkarkruntime` SDK: OpenAI-shaped, a thin subclass.
+
+Differences from OpenAI: `max_tokens`, no user `name`, video by URL, no audio or file parts. Doubao
+thinking models return `reasoning_content`; it is sent back during the running tool loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from tfrobot.brain.chain.llms.media import Capabilities
+from tfrobot.brain.chain.llms.openai import OpenAIChat
+
+
+class DoubaoChat(OpenAIChat):
+    """Doubao chat completions on Volcengine Ark (`volcengine-ark-runtime` SDK)."""
+
+    provider: ClassVar[str] = "doubao"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        user=frozenset({"image", "video"}),
+        tool_result=frozenset({"image", "video"}),
+        url_sources=frozenset({"image", "video"}),
+    )
+    sdk_module: ClassVar[str] = "volcenginesdkarkruntime"
+    sdk_extra: ClassVar[str] = "doubao"
+    user_names: ClassVar[bool] = False
+
+    model: str = "doubao-seed-1-6"
+    reasoning_replay: Literal["never", "tool_loop", "always"] = Field(
+        default="tool_loop", description="Doubao reasoning is sent back within the running tool loop."
+    )
+
+    def _max_tokens_key(self) -> str:
+        return "max_tokens"
+
+    def _make_client(self, sdk: Any, *, is_async: bool) -> Any:
+        cls = sdk.AsyncArk if is_async else sdk.Ark
+        return cls(**self._client_kwargs(self.async_http_client if is_async else self.http_client))

@@ -1,0 +1,336 @@
+"""Google Gemini through the `google-genai` SDK (`client.models.generate_content`).
+
+Wire format: `contents` of `user`/`model` turns made of parts; the system prompt is
+`config.system_instruction` (lifted in Phase 2; one in the middle becomes user text); tool calls are
+`function_call` parts, their results `function_response` parts in the next user turn with the tool's
+media beside them; media as `inline_data` (bytes) or `file_data` (a URI). Gemini's thought signatures
+come back as `ReasoningBlock(provider="gemini")` and are replayed on the first call (or text) part of
+the same model turn; no other provider's reasoning is sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any, ClassVar, assert_never
+
+from pydantic import PrivateAttr
+
+from tfrobot.brain.chain.llms.chat_llm import CONSOLE_LABEL, SYSTEM_LABEL, ChatLLM, attachment_label, import_sdk
+from tfrobot.brain.chain.llms.errors import translate_sdk_error
+from tfrobot.brain.chain.llms.media import Capabilities, Position
+from tfrobot.brain.chain.llms.stream import (
+    FinishDelta,
+    ReasoningBlockDelta,
+    ReasoningDelta,
+    StreamDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from tfrobot.brain.chain.llms.tools import GeminiSchemaCleaner, SchemaCleaner, ToolDefinition
+from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
+from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
+from tfrobot.schema.message.llms.llm_requests import (
+    LLMAssistantMessage,
+    LLMFunctionMessage,
+    LLMMessage,
+    LLMSystemMessage,
+    LLMTFLMessage,
+    LLMToolMessage,
+    LLMUserMessage,
+)
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.msg_part import TextUserMsgPart
+from tfrobot.schema.message.tool import ToolCall
+
+FINISH_REASONS: dict[str, str] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+}
+"""Gemini finish reasons -> ours (others are kept, lower-cased)."""
+
+CONFIG_PARAMS = frozenset({"model", "contents", "config"})
+"""Top-level keyword arguments of `generate_content`; every other parameter goes into `config`."""
+
+
+class GeminiChat(ChatLLM):
+    """Gemini through the Gemini Developer API or Vertex AI (`google-genai`)."""
+
+    provider: ClassVar[str] = "gemini"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        user=frozenset({"image", "audio", "video", "file"}),
+        tool_result=frozenset({"image", "audio", "video", "file"}),
+        url_sources=frozenset({"image", "audio", "video", "file"}),
+    )
+    schema_cleaner: ClassVar[SchemaCleaner] = GeminiSchemaCleaner()
+
+    model: str = "gemini-2.5-flash"
+    _client: Any = PrivateAttr(default=None)
+
+    def _max_tokens_key(self) -> str:
+        return "max_output_tokens"
+
+    # ----------------------------------------------------------------------------------- Phase 2
+    def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
+        params = super()._configure_api_params(ctx, options)
+        msgs = ctx.conversation.msgs
+        lead = 0
+        while lead < len(msgs) and msgs[lead].role == "system":
+            lead += 1
+        system = "\n\n".join(text for m in msgs[:lead] if (text := m.text()))
+        if system:
+            params["system_instruction"] = system
+        del msgs[:lead]
+        return params
+
+    # ----------------------------------------------------------------------------------- Phase 5
+    def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
+        call_ids = {call.id for m in msgs if isinstance(m, LLMAssistantMessage) for call in m.tool_calls}
+        contents: list[dict[str, Any]] = []
+
+        def add(role: str, parts: list[dict[str, Any]]) -> None:
+            if not parts:
+                return
+            if contents and contents[-1]["role"] == role:
+                contents[-1]["parts"].extend(parts)
+            else:
+                contents.append({"role": role, "parts": parts})
+
+        for index, msg in enumerate(msgs):
+            where = f"messages[{index}]"
+            match msg:
+                case LLMSystemMessage():
+                    add("user", [{"text": f"{SYSTEM_LABEL}\n{msg.content}"}])
+                case LLMUserMessage():
+                    parts = self._parts(msg, "user" if msg.attachment_of is None else "tool_result", where)
+                    if msg.attachment_of is not None:
+                        parts.insert(0, {"text": attachment_label(msg.attachment_of, msg.attachment_of in call_ids)})
+                    add("user", parts)
+                case LLMAssistantMessage():
+                    add("model", self._model_parts(msg))
+                case LLMToolMessage():
+                    key = "error" if msg.is_error else "output"
+                    response = {"id": msg.tool_call_id, "name": msg.name or "", "response": {key: msg.content}}
+                    add("user", [{"function_response": response}])
+                case LLMFunctionMessage():
+                    add("user", [{"text": f"[result of function {msg.name}]\n{msg.content}"}])
+                case LLMTFLMessage():
+                    add("user", [{"text": f"{CONSOLE_LABEL}\n{msg.content}"}])
+                case _:
+                    assert_never(msg)
+        return contents
+
+    def _parts(self, msg: LLMUserMessage, position: Position, where: str) -> list[dict[str, Any]]:
+        prefix = f"{msg.name}: " if msg.name else ""
+        if isinstance(msg.content, str):
+            return [{"text": prefix + msg.content}]
+        parts: list[dict[str, Any]] = [{"text": prefix.rstrip()}] if prefix else []
+        for i, part in enumerate(msg.content):
+            if isinstance(part, TextUserMsgPart):
+                parts.append({"text": part.text})
+                continue
+            media = self._media(part, position, f"{where}.content[{i}]")
+            if isinstance(media, str):
+                parts.append({"text": media})
+            elif media.url is not None:
+                parts.append({"file_data": {"file_uri": media.url, "mime_type": media.media_type}})
+            else:
+                parts.append({"inline_data": {"data": media.data, "mime_type": media.media_type}})
+        return parts
+
+    def _model_parts(self, msg: LLMAssistantMessage) -> list[dict[str, Any]]:
+        parts: list[dict[str, Any]] = []
+        if msg.content:
+            parts.append({"text": msg.content})
+        for call in msg.tool_calls:
+            parts.append({"function_call": {"id": call.id, "name": call.name, "args": _args(call)}})
+        signature = next(
+            (b.signature for b in msg.reasoning_blocks if b.provider == self.provider and b.signature), None
+        )
+        if signature is not None and parts:
+            target = next((p for p in parts if "function_call" in p), parts[0])
+            target["thought_signature"] = base64.b64decode(signature)
+        return parts
+
+    # ----------------------------------------------------------------------------------- Phase 6
+    def _assemble_api_request(
+        self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
+    ) -> dict[str, Any]:
+        model = params.pop("model")
+        config: dict[str, Any] = dict(params.pop("config", {}))
+        config.update(params)
+        if tools:
+            declarations = [
+                {"name": t.name, "description": t.description, "parameters_json_schema": self.clean_tool_schema(t)}
+                for t in tools
+            ]
+            config["tools"] = [{"function_declarations": declarations}]
+        request: dict[str, Any] = {"model": model, "contents": api_msgs}
+        if config:
+            request["config"] = config
+        return request
+
+    # ----------------------------------------------------------------------------------- calls
+    def client(self) -> Any:
+        """The (cached) `genai.Client`; its `.aio` is the async side."""
+        if self._client is None:
+            genai = import_sdk("google.genai", self.provider, "gemini")
+            options: dict[str, Any] = {}
+            if self.base_url is not None:
+                options["base_url"] = self.base_url
+            if self.timeout is not None:
+                options["timeout"] = int(self.timeout * 1000)
+            if self.http_client is not None:
+                options["httpx_client"] = self.http_client
+            if self.async_http_client is not None:
+                options["httpx_async_client"] = self.async_http_client
+            kwargs: dict[str, Any] = {"http_options": genai.types.HttpOptions(**options)}
+            if self.api_key is not None:
+                kwargs["api_key"] = self.api_key.get_secret_value()
+            self._client = genai.Client(**kwargs)
+        return self._client
+
+    def _send(self, params: dict[str, Any]) -> Any:
+        return self.client().models.generate_content(**params)
+
+    async def _asend(self, params: dict[str, Any]) -> Any:
+        return await self.client().aio.models.generate_content(**params)
+
+    def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
+        state = _StreamState()
+        for chunk in self.client().models.generate_content_stream(**params):
+            yield from self._chunk_deltas(_dump(chunk), state)
+        yield self._finish(state)
+
+    async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
+        state = _StreamState()
+        async for chunk in await self.client().aio.models.generate_content_stream(**params):
+            for delta in self._chunk_deltas(_dump(chunk), state):
+                yield delta
+        yield self._finish(state)
+
+    def _chunk_deltas(self, data: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
+        state.model = data.get("model_version") or state.model
+        state.response_id = data.get("response_id") or state.response_id
+        if data.get("usage_metadata"):
+            state.usage = data["usage_metadata"]
+        for candidate in (data.get("candidates") or ())[:1]:
+            for part in (candidate.get("content") or {}).get("parts") or ():
+                if part.get("thought_signature"):
+                    yield ReasoningBlockDelta(
+                        index=state.signatures, signature=part["thought_signature"], provider=self.provider
+                    )
+                    state.signatures += 1
+                if part.get("function_call"):
+                    call = part["function_call"]
+                    call_id = call.get("id") or _call_id(state.response_id, state.calls)
+                    yield ToolCallDelta(
+                        index=state.calls, id=call_id, name=call.get("name"), arguments=_dumps(call.get("args"))
+                    )
+                    state.calls += 1
+                elif part.get("text") and part.get("thought"):
+                    yield ReasoningDelta(text=part["text"])
+                elif part.get("text"):
+                    yield TextDelta(text=part["text"])
+            state.finish_reason = candidate.get("finish_reason") or state.finish_reason
+
+    def _finish(self, state: _StreamState) -> FinishDelta:
+        return FinishDelta(
+            finish_reason=_finish_reason(state.finish_reason, state.calls > 0),
+            usage=self._usage(state.usage),
+            model=self._model_tag(state.model),
+        )
+
+    # ----------------------------------------------------------------------------------- responses
+    def parse_response(self, raw: Any) -> AssistantTextMessage:
+        data = _dump(raw)
+        candidate = (data.get("candidates") or [{}])[0]
+        text: list[str] = []
+        thoughts: list[str] = []
+        blocks: list[ReasoningBlock] = []
+        calls: list[ToolCall] = []
+        for part in (candidate.get("content") or {}).get("parts") or ():
+            if part.get("thought_signature"):
+                blocks.append(ReasoningBlock(signature=part["thought_signature"], provider=self.provider))
+            if part.get("function_call"):
+                call = part["function_call"]
+                call_id = call.get("id") or _call_id(data.get("response_id"), len(calls))
+                calls.append(ToolCall(id=call_id, name=call["name"], arguments=_dumps(call.get("args"))))
+            elif part.get("text") and part.get("thought"):
+                thoughts.append(part["text"])
+            elif part.get("text"):
+                text.append(part["text"])
+        return AssistantTextMessage(
+            content="".join(text),
+            reasoning_content="".join(thoughts) or None,
+            reasoning_blocks=blocks,
+            tool_calls=calls or None,
+            finish_reason=_finish_reason(candidate.get("finish_reason"), bool(calls)),
+            usage=self._usage(data.get("usage_metadata")),
+            model=self._model_tag(data.get("model_version")),
+        )
+
+    def _usage(self, raw: dict[str, Any] | None) -> Usage | None:
+        """Gemini counts thoughts apart from the candidates; our output includes them."""
+        if not raw:
+            return None
+        thoughts = raw.get("thoughts_token_count", 0)
+        return Usage(
+            input_tokens=raw.get("prompt_token_count", 0),
+            cache_read_tokens=raw.get("cached_content_token_count", 0),
+            output_tokens=raw.get("candidates_token_count", 0) + thoughts,
+            reasoning_tokens=thoughts,
+            raw=raw,
+        )
+
+    def _translate_error(self, exc: Exception) -> Exception:
+        return translate_sdk_error(self.provider, exc)
+
+
+class _StreamState:
+    def __init__(self) -> None:
+        self.model: str | None = None
+        self.response_id: str | None = None
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.signatures = 0
+        self.calls = 0
+
+
+def _dump(raw: Any) -> dict[str, Any]:
+    """A genai response as JSON-mode dict (enums as strings, signatures in base64)."""
+    if isinstance(raw, dict):
+        return raw
+    dumped: dict[str, Any] = raw.model_dump(mode="json", exclude_none=True)
+    return dumped
+
+
+def _call_id(response_id: str | None, index: int) -> str:
+    """Gemini may omit call ids; ours are derived from the response so stream and call agree."""
+    return f"call_{response_id or uuid.uuid4().hex[:12]}_{index}"
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value or {}, ensure_ascii=False)
+
+
+def _args(call: ToolCall) -> dict[str, Any]:
+    try:
+        return call.parsed_arguments()
+    except ValueError:
+        return {"_raw_arguments": call.arguments}
+
+
+def _finish_reason(value: str | None, has_calls: bool) -> str | None:
+    if value is None:
+        return None
+    if value == "STOP" and has_calls:
+        return "tool_calls"
+    return FINISH_REASONS.get(value, value.lower())

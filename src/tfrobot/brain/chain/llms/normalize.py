@@ -1,0 +1,182 @@
+"""The one normalization pass every request goes through, whatever the provider (idempotent).
+
+Conversations assembled from history, recalled traces and a running chain are not always well formed:
+a trace loaded twice, a tool run cut off by a crash, a result whose call was trimmed away, an empty
+message. Each provider rejects these with its own 400; this pass repairs what has one obvious repair and
+raises `InvalidConversationError` (naming the message and the fix) on what has none:
+
+* empty text: empty user/system messages and empty text parts are dropped, empty console output is
+  said to be empty, an assistant message with nothing in it is dropped;
+* duplicates: an identical assistant message or tool result repeated is kept once; two *different*
+  messages claiming the same call id fail;
+* tool results are moved right after the assistant message that made the call, in call order, with
+  their attachment carriers after them; a call without a result gets an error result saying so;
+* an orphan tool result (its call is not in the conversation) becomes user text, so nothing is lost;
+* consecutive assistant messages are merged; consecutive user messages carrying the same thing too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tfrobot.brain.chain.llms.errors import InvalidConversationError
+from tfrobot.schema.message.llms.llm_requests import (
+    BaseLLMMessage,
+    LLMAssistantMessage,
+    LLMFunctionMessage,
+    LLMMessage,
+    LLMSystemMessage,
+    LLMTFLMessage,
+    LLMToolMessage,
+    LLMUserMessage,
+)
+from tfrobot.schema.message.msg_part import MsgPart, TextUserMsgPart
+
+MISSING_RESULT = "[no result: the tool call was interrupted before it returned]"
+"""Content of the error result inserted for a call that has none."""
+
+EMPTY_CONSOLE = "(the script printed nothing)"
+"""Content of console output that was empty (empty text blocks are rejected by several providers)."""
+
+
+def normalize(msgs: Sequence[BaseLLMMessage]) -> list[LLMMessage]:
+    """Repair `msgs` into a conversation every provider accepts (see the module docstring)."""
+    typed = [_typed(i, msg) for i, msg in enumerate(msgs)]
+    return _merge_same_role(_pair_tool_results(_drop_empty(typed)))
+
+
+def _typed(index: int, msg: BaseLLMMessage) -> LLMMessage:
+    if isinstance(
+        msg,
+        LLMSystemMessage | LLMUserMessage | LLMAssistantMessage | LLMToolMessage | LLMFunctionMessage | LLMTFLMessage,
+    ):
+        return msg
+    raise InvalidConversationError(
+        f"messages[{index}]: {type(msg).__name__} is not a known LLM message kind. "
+        "Fix: convert it with to_llm_request() into one of the LLM*Message classes."
+    )
+
+
+def _drop_empty(msgs: list[LLMMessage]) -> list[LLMMessage]:
+    out: list[LLMMessage] = []
+    for msg in msgs:
+        if isinstance(msg, LLMSystemMessage) and not msg.content.strip():
+            continue
+        if isinstance(msg, LLMUserMessage):
+            if isinstance(msg.content, str):
+                if not msg.content.strip():
+                    continue
+            else:
+                parts = [p for p in msg.content if not (isinstance(p, TextUserMsgPart) and not p.text.strip())]
+                if not parts:
+                    continue
+                if len(parts) != len(msg.content):
+                    msg = msg.model_copy(update={"content": parts})
+        if isinstance(msg, LLMTFLMessage) and not msg.content.strip():
+            msg = LLMTFLMessage(content=EMPTY_CONSOLE)
+        if isinstance(msg, LLMAssistantMessage):
+            if msg.content is not None and not msg.content.strip():
+                msg = msg.model_copy(update={"content": None})
+            if msg.content is None and not (msg.tool_calls or msg.reasoning_blocks or msg.reasoning_content):
+                continue
+        out.append(msg)
+    return out
+
+
+def _pair_tool_results(msgs: list[LLMMessage]) -> list[LLMMessage]:
+    calls: dict[str, tuple[int, str]] = {}
+    seen_assistant: dict[str, LLMAssistantMessage] = {}
+    kept: list[LLMMessage] = []
+    for index, msg in enumerate(msgs):
+        if isinstance(msg, LLMAssistantMessage) and msg.tool_calls:
+            first = msg.tool_calls[0].id
+            if first in seen_assistant and seen_assistant[first] == msg:
+                continue  # the same assistant message twice (e.g. trace and chain both supplied it)
+            for call in msg.tool_calls:
+                if call.id in calls:
+                    raise InvalidConversationError(
+                        f"messages[{index}]: tool call id {call.id!r} ({call.name}) was already used by "
+                        f"messages[{calls[call.id][0]}]. Fix: give every tool call a unique id."
+                    )
+                calls[call.id] = (index, call.name)
+                seen_assistant[call.id] = msg
+        kept.append(msg)
+
+    results: dict[str, LLMToolMessage] = {}
+    carriers: dict[str, list[LLMUserMessage]] = {}
+    for index, msg in enumerate(kept):
+        if isinstance(msg, LLMToolMessage) and msg.tool_call_id in calls:
+            if msg.name is None:
+                msg = msg.model_copy(update={"name": calls[msg.tool_call_id][1]})
+            previous = results.get(msg.tool_call_id)
+            if previous is not None and previous != msg:
+                raise InvalidConversationError(
+                    f"messages[{index}]: a second, different result for tool call {msg.tool_call_id!r}. "
+                    "Fix: keep one result per call (a retried tool must answer under a new call)."
+                )
+            results[msg.tool_call_id] = msg
+        elif isinstance(msg, LLMUserMessage) and msg.attachment_of in calls:
+            carriers.setdefault(msg.attachment_of, []).append(msg)
+
+    out: list[LLMMessage] = []
+    for msg in kept:
+        if isinstance(msg, LLMToolMessage):
+            if msg.tool_call_id not in calls:
+                out.append(_orphan(msg))
+            continue
+        if isinstance(msg, LLMUserMessage) and msg.attachment_of in calls:
+            continue
+        out.append(msg)
+        if isinstance(msg, LLMAssistantMessage):
+            for call in msg.tool_calls:
+                result = results.get(call.id)
+                out.append(
+                    result
+                    or LLMToolMessage(tool_call_id=call.id, name=call.name, content=MISSING_RESULT, is_error=True)
+                )
+            for call in msg.tool_calls:
+                out.extend(_dedupe(carriers.get(call.id, [])))
+    return out
+
+
+def _dedupe(items: list[LLMUserMessage]) -> list[LLMUserMessage]:
+    out: list[LLMUserMessage] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def _orphan(msg: LLMToolMessage) -> LLMUserMessage:
+    label = f"tool {msg.name}" if msg.name else "a tool"
+    kind = "error" if msg.is_error else "result"
+    header = f"[{kind} of {label} (call {msg.tool_call_id}); its call is no longer in the conversation]"
+    return LLMUserMessage(content=f"{header}\n{msg.content}")
+
+
+def _merge_same_role(msgs: list[LLMMessage]) -> list[LLMMessage]:
+    out: list[LLMMessage] = []
+    for msg in msgs:
+        prev = out[-1] if out else None
+        if isinstance(prev, LLMAssistantMessage) and isinstance(msg, LLMAssistantMessage) and not prev.tool_calls:
+            out[-1] = LLMAssistantMessage(
+                content="\n\n".join(c for c in (prev.content, msg.content) if c) or None,
+                tool_calls=msg.tool_calls,
+                reasoning_content="\n\n".join(r for r in (prev.reasoning_content, msg.reasoning_content) if r) or None,
+                reasoning_blocks=[*prev.reasoning_blocks, *msg.reasoning_blocks],
+                model=prev.model or msg.model,
+            )
+        elif (
+            isinstance(prev, LLMUserMessage)
+            and isinstance(msg, LLMUserMessage)
+            and prev.attachment_of == msg.attachment_of
+            and prev.name == msg.name
+        ):
+            out[-1] = prev.model_copy(update={"content": _parts(prev.content) + _parts(msg.content)})
+        else:
+            out.append(msg)
+    return out
+
+
+def _parts(content: str | list[MsgPart]) -> list[MsgPart]:
+    return [TextUserMsgPart(text=content)] if isinstance(content, str) else list(content)

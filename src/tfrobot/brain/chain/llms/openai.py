@@ -1,0 +1,338 @@
+"""OpenAI chat completions, and through `base_url` any OpenAI-compatible endpoint (DeepSeek, vLLM, …).
+
+Wire format: system/user/assistant/tool messages; tool calls on the assistant message, one `tool`
+message per result right after it; media as content parts (`image_url`, `input_audio`, `file`). Tool
+results cannot hold media, so their attachments follow the results as a user message that says whose
+they are. Console output is user text (seed: "→ user（role 重写）").
+
+Reasoning: OpenAI never takes reasoning back. OpenAI-shaped vendors that return `reasoning_content`
+(DeepSeek, Zhipu, Doubao) set `reasoning_replay`; the text is sent only to the provider that wrote it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any, ClassVar, Literal, assert_never
+
+from pydantic import Field, PrivateAttr
+
+from tfrobot.brain.chain.llms.chat_llm import (
+    CONSOLE_LABEL,
+    ChatLLM,
+    attachment_label,
+    import_sdk,
+    provider_of,
+)
+from tfrobot.brain.chain.llms.errors import translate_sdk_error
+from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.stream import FinishDelta, ReasoningDelta, StreamDelta, TextDelta, ToolCallDelta
+from tfrobot.brain.chain.llms.tools import ToolDefinition
+from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
+from tfrobot.schema.message.llms.llm_requests import (
+    LLMAssistantMessage,
+    LLMFunctionMessage,
+    LLMMessage,
+    LLMSystemMessage,
+    LLMTFLMessage,
+    LLMToolMessage,
+    LLMUserMessage,
+)
+from tfrobot.schema.message.llms.llm_response import Usage
+from tfrobot.schema.message.msg_part import MediaPart, TextUserMsgPart
+from tfrobot.schema.message.tool import ToolCall
+
+_AUDIO_FORMATS = {
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
+    "audio/wave": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
+
+FINISH_REASONS: dict[str, str] = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
+                                  "function_call": "tool_calls", "content_filter": "content_filter"}  # fmt: skip
+"""OpenAI-shaped finish reasons -> ours (unknown ones are kept as they come)."""
+
+
+def clean_nones(value: Any) -> Any:
+    """`value` without None entries, recursively: the raw usage we keep, identical streamed or not."""
+    if isinstance(value, dict):
+        return {k: clean_nones(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [clean_nones(v) for v in value]
+    return value
+
+
+def as_dict(raw: Any) -> dict[str, Any]:
+    """An SDK response object (pydantic) or an already-decoded dict, as a dict."""
+    if isinstance(raw, dict):
+        return raw
+    dumped: dict[str, Any] = raw.model_dump()
+    return dumped
+
+
+class OpenAIChat(ChatLLM):
+    """OpenAI chat completions (`openai` SDK)."""
+
+    provider: ClassVar[str] = "openai"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        user=frozenset({"image", "audio", "file"}),
+        tool_result=frozenset({"image", "audio", "file"}),
+        url_sources=frozenset({"image"}),
+    )
+    sdk_module: ClassVar[str] = "openai"
+    sdk_extra: ClassVar[str] = "openai"
+    stream_usage_option: ClassVar[bool] = True
+    """Whether the endpoint takes `stream_options={"include_usage": True}`."""
+    user_names: ClassVar[bool] = True
+    """Whether user messages may carry a `name` (OpenAI: ^[a-zA-Z0-9_-]{1,64}$)."""
+
+    model: str = "gpt-4o"
+    reasoning_replay: Literal["never", "tool_loop", "always"] = Field(
+        default="never",
+        description="When to send this provider's own `reasoning_content` back: never, in the running tool "
+        "loop only (after the last user turn), or always.",
+    )
+    _client: Any = PrivateAttr(default=None)
+    _aclient: Any = PrivateAttr(default=None)
+
+    def _max_tokens_key(self) -> str:
+        return "max_completion_tokens"
+
+    # ----------------------------------------------------------------------------------- Phase 5
+    def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
+        call_ids = {call.id for m in msgs if isinstance(m, LLMAssistantMessage) for call in m.tool_calls}
+        last_user = max(
+            (i for i, m in enumerate(msgs) if isinstance(m, LLMUserMessage) and m.attachment_of is None), default=-1
+        )
+        out: list[dict[str, Any]] = []
+        for index, msg in enumerate(msgs):
+            where = f"messages[{index}]"
+            match msg:
+                case LLMSystemMessage():
+                    out.append({"role": "system", "content": msg.content})
+                case LLMUserMessage():
+                    out.append(self._user(msg, call_ids, where))
+                case LLMAssistantMessage():
+                    assistant = self._assistant(msg, in_loop=index > last_user)
+                    if assistant is not None:
+                        out.append(assistant)
+                case LLMToolMessage():
+                    content = f"[tool error] {msg.content}" if msg.is_error else msg.content
+                    out.append({"role": "tool", "tool_call_id": msg.tool_call_id, "content": content})
+                case LLMFunctionMessage():
+                    out.append({"role": "function", "name": msg.name, "content": msg.content})
+                case LLMTFLMessage():
+                    out.append({"role": "user", "content": f"{CONSOLE_LABEL}\n{msg.content}"})
+                case _:
+                    assert_never(msg)
+        return out
+
+    def _user(self, msg: LLMUserMessage, call_ids: set[str], where: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"role": "user"}
+        if isinstance(msg.content, str):
+            out["content"] = msg.content
+        else:
+            position: Position = "user" if msg.attachment_of is None else "tool_result"
+            parts: list[dict[str, Any]] = []
+            if msg.attachment_of is not None:
+                parts.append(
+                    {"type": "text", "text": attachment_label(msg.attachment_of, msg.attachment_of in call_ids)}
+                )
+            for i, part in enumerate(msg.content):
+                if isinstance(part, TextUserMsgPart):
+                    parts.append({"type": "text", "text": part.text})
+                    continue
+                media = self._media(part, position, f"{where}.content[{i}]")
+                parts.append({"type": "text", "text": media} if isinstance(media, str) else self._part(part, media))
+            out["content"] = parts
+        if msg.name and self.user_names:
+            out["name"] = re.sub(r"[^a-zA-Z0-9_-]", "_", msg.name)[:64]
+        return out
+
+    def _part(self, part: MediaPart, media: ResolvedMedia) -> dict[str, Any]:
+        """One native media part in this endpoint's content-part format."""
+        match part.type:
+            case "image":
+                return {"type": "image_url", "image_url": {"url": media.data_url}}
+            case "audio":
+                return {
+                    "type": "input_audio",
+                    "input_audio": {"data": media.b64, "format": _AUDIO_FORMATS[media.media_type]},
+                }
+            case "video":
+                return {"type": "video_url", "video_url": {"url": media.data_url}}
+            case "file":
+                name = getattr(part, "filename", None) or "document.pdf"
+                return {"type": "file", "file": {"file_data": media.data_url, "filename": name}}
+
+    def _accepts(self, media: ResolvedMedia, part: MediaPart) -> bool:
+        if part.type == "audio":
+            return media.data is not None and media.media_type in _AUDIO_FORMATS
+        if part.type == "file":
+            return media.data is not None and media.media_type == "application/pdf"
+        return True
+
+    def _assistant(self, msg: LLMAssistantMessage, *, in_loop: bool) -> dict[str, Any] | None:
+        """The assistant message, or None when nothing of it is for this endpoint (e.g. a reply that
+        held only another provider's reasoning blocks: an empty assistant message is a 400)."""
+        out: dict[str, Any] = {"role": "assistant", "content": msg.content}
+        if msg.tool_calls:
+            out["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in msg.tool_calls
+            ]
+        replay = self.reasoning_replay == "always" or (self.reasoning_replay == "tool_loop" and in_loop)
+        if replay and msg.reasoning_content and provider_of(msg.model) == self.provider:
+            out["reasoning_content"] = msg.reasoning_content
+        if msg.content is None and "tool_calls" not in out and "reasoning_content" not in out:
+            return None
+        return out
+
+    # ----------------------------------------------------------------------------------- Phase 6
+    def _assemble_api_request(
+        self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": params.pop("model"), "messages": api_msgs}
+        if tools:
+            request["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": self.clean_tool_schema(t)},
+                }
+                for t in tools
+            ]
+        request.update(params)
+        return request
+
+    # ----------------------------------------------------------------------------------- calls
+    def _client_kwargs(self, http_client: Any) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"max_retries": self.max_retries}
+        if self.api_key is not None:
+            kwargs["api_key"] = self.api_key.get_secret_value()
+        if self.base_url is not None:
+            kwargs["base_url"] = self.base_url
+        if self.timeout is not None:
+            kwargs["timeout"] = self.timeout
+        if http_client is not None:
+            kwargs["http_client"] = http_client
+        return kwargs
+
+    def _make_client(self, sdk: Any, *, is_async: bool) -> Any:
+        """The SDK client; subclasses for other SDKs override this one method."""
+        cls = sdk.AsyncOpenAI if is_async else sdk.OpenAI
+        return cls(**self._client_kwargs(self.async_http_client if is_async else self.http_client))
+
+    def client(self, *, is_async: bool = False) -> Any:
+        """The (cached) SDK client."""
+        if is_async:
+            if self._aclient is None:
+                self._aclient = self._make_client(
+                    import_sdk(self.sdk_module, self.provider, self.sdk_extra), is_async=True
+                )
+            return self._aclient
+        if self._client is None:
+            self._client = self._make_client(import_sdk(self.sdk_module, self.provider, self.sdk_extra), is_async=False)
+        return self._client
+
+    def _send(self, params: dict[str, Any]) -> Any:
+        return self.client().chat.completions.create(**params)
+
+    async def _asend(self, params: dict[str, Any]) -> Any:
+        return await self.client(is_async=True).chat.completions.create(**params)
+
+    def _stream_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        extra: dict[str, Any] = {"stream": True}
+        if self.stream_usage_option:
+            extra["stream_options"] = {"include_usage": True}
+        return {**params, **extra}
+
+    def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
+        state = _StreamState()
+        for chunk in self.client().chat.completions.create(**self._stream_params(params)):
+            yield from self._chunk_deltas(as_dict(chunk), state)
+        yield self._finish(state)
+
+    async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
+        state = _StreamState()
+        async for chunk in await self.client(is_async=True).chat.completions.create(**self._stream_params(params)):
+            for delta in self._chunk_deltas(as_dict(chunk), state):
+                yield delta
+        yield self._finish(state)
+
+    def _chunk_deltas(self, chunk: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
+        state.model = chunk.get("model") or state.model
+        if chunk.get("usage"):
+            state.usage = self._usage(chunk["usage"])
+        for choice in chunk.get("choices") or ():
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            if delta.get("reasoning_content"):
+                yield ReasoningDelta(text=delta["reasoning_content"])
+            if delta.get("content"):
+                yield TextDelta(text=delta["content"])
+            for call in delta.get("tool_calls") or ():
+                function = call.get("function") or {}
+                yield ToolCallDelta(
+                    index=call.get("index", 0),
+                    id=call.get("id"),
+                    name=function.get("name"),
+                    arguments=function.get("arguments") or "",
+                )
+            if choice.get("finish_reason"):
+                state.finish_reason = choice["finish_reason"]
+
+    def _finish(self, state: _StreamState) -> FinishDelta:
+        return FinishDelta(
+            finish_reason=_finish_reason(state.finish_reason), usage=state.usage, model=self._model_tag(state.model)
+        )
+
+    # ----------------------------------------------------------------------------------- responses
+    def parse_response(self, raw: Any) -> AssistantTextMessage:
+        data = as_dict(raw)
+        choice = data["choices"][0]
+        message = choice.get("message") or {}
+        calls = [
+            ToolCall(id=c["id"], name=c["function"]["name"], arguments=c["function"].get("arguments") or "{}")
+            for c in message.get("tool_calls") or ()
+        ]
+        return AssistantTextMessage(
+            content=message.get("content") or "",
+            reasoning_content=message.get("reasoning_content") or None,
+            tool_calls=calls or None,
+            finish_reason=_finish_reason(choice.get("finish_reason")),
+            usage=self._usage(data.get("usage")),
+            model=self._model_tag(data.get("model")),
+        )
+
+    def _usage(self, usage: dict[str, Any] | None) -> Usage | None:
+        if not usage:
+            return None
+        raw = clean_nones(usage)
+        prompt_details = raw.get("prompt_tokens_details") or {}
+        completion_details = raw.get("completion_tokens_details") or {}
+        return Usage(
+            input_tokens=raw.get("prompt_tokens", 0),
+            output_tokens=raw.get("completion_tokens", 0),
+            cache_read_tokens=prompt_details.get("cached_tokens", 0),
+            reasoning_tokens=completion_details.get("reasoning_tokens", 0),
+            raw=raw,
+        )
+
+    def _translate_error(self, exc: Exception) -> Exception:
+        return translate_sdk_error(self.provider, exc)
+
+
+class _StreamState:
+    """What a stream says once but the finish delta needs: model, finish reason, usage."""
+
+    def __init__(self) -> None:
+        self.model: str | None = None
+        self.finish_reason: str | None = None
+        self.usage: Usage | None = None
+
+
+def _finish_reason(value: str | None) -> str | None:
+    return FINISH_REASONS.get(value, value) if value else None

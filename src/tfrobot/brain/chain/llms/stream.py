@@ -1,0 +1,140 @@
+"""Typed streaming deltas and the assembler that turns them into the same message a plain call returns.
+
+Every adapter maps its provider's stream events to these few delta kinds; `MessageAssembler` is shared,
+so a streamed reply and a non-streamed one are built by the same rules (tested to be equal).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.tool import ToolCall
+
+
+class _Delta(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TextDelta(_Delta):
+    """A piece of the reply text."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ReasoningDelta(_Delta):
+    """A piece of plain reasoning text (`reasoning_content`: DeepSeek, Zhipu, Doubao)."""
+
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+
+
+class ReasoningBlockDelta(_Delta):
+    """A piece of a native reasoning block; `index` tells blocks apart, the signature may come last."""
+
+    type: Literal["reasoning_block"] = "reasoning_block"
+    index: int
+    block_type: Literal["thinking", "redacted_thinking"] = "thinking"
+    text: str = ""
+    signature: str | None = None
+    data: str | None = None
+    provider: str
+
+
+class ToolCallDelta(_Delta):
+    """A piece of one tool call: the first delta of an `index` brings id and name, later ones arguments."""
+
+    type: Literal["tool_call"] = "tool_call"
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+class TFLScriptDelta(_Delta):
+    """A whole TFL script the assistant wrote (scripted and DSL-aware models)."""
+
+    type: Literal["tfl_script"] = "tfl_script"
+    script: str
+
+
+class FinishDelta(_Delta):
+    """End of the reply: why it stopped, the usage and the model, when the provider says."""
+
+    type: Literal["finish"] = "finish"
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    model: str | None = None
+
+
+StreamDelta: TypeAlias = Annotated[
+    TextDelta | ReasoningDelta | ReasoningBlockDelta | ToolCallDelta | TFLScriptDelta | FinishDelta,
+    Field(discriminator="type"),
+]
+"""Any streaming delta, dispatched on `type`."""
+
+
+def reasoning_text(blocks: list[ReasoningBlock]) -> str | None:
+    """The display text of native reasoning blocks (`reasoning_content` of providers that send blocks)."""
+    return "\n\n".join(b.text for b in blocks if b.text) or None
+
+
+class MessageAssembler:
+    """Accumulates deltas; `message()` returns the `AssistantTextMessage` they add up to."""
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._blocks: dict[int, dict[str, object]] = {}
+        self._calls: dict[int, dict[str, str]] = {}
+        self._scripts: list[str] = []
+        self._finish: FinishDelta | None = None
+
+    def add(self, delta: StreamDelta) -> None:
+        """Fold one delta in."""
+        match delta:
+            case TextDelta():
+                self._text.append(delta.text)
+            case ReasoningDelta():
+                self._reasoning.append(delta.text)
+            case ReasoningBlockDelta():
+                block = self._blocks.setdefault(
+                    delta.index, {"type": delta.block_type, "text": "", "provider": delta.provider}
+                )
+                block["text"] = f"{block['text']}{delta.text}"
+                if delta.signature is not None:
+                    block["signature"] = delta.signature
+                if delta.data is not None:
+                    block["data"] = delta.data
+            case ToolCallDelta():
+                call = self._calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
+                call["id"] = delta.id or call["id"]
+                call["name"] = delta.name or call["name"]
+                call["arguments"] += delta.arguments
+            case TFLScriptDelta():
+                self._scripts.append(delta.script)
+            case FinishDelta():
+                self._finish = delta
+
+    def message(self) -> AssistantTextMessage:
+        """The assembled reply."""
+        blocks = [ReasoningBlock.model_validate(self._blocks[i]) for i in sorted(self._blocks)]
+        calls = [
+            ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"] or "{}")
+            for _, c in sorted(self._calls.items())
+        ]
+        finish = self._finish or FinishDelta()
+        return AssistantTextMessage(
+            content="".join(self._text),
+            reasoning_content="".join(self._reasoning) or reasoning_text(blocks),
+            reasoning_blocks=blocks,
+            tool_calls=calls or None,
+            tfl_scripts=self._scripts or None,
+            finish_reason=finish.finish_reason,
+            usage=finish.usage,
+            model=finish.model,
+        )

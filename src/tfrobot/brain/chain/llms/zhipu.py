@@ -1,0 +1,61 @@
+"""Zhipu GLM through the `zhipuai` SDK: an OpenAI-shaped API, so a thin subclass of `OpenAIChat`.
+
+Differences from OpenAI: `max_tokens` (not `max_completion_tokens`), no `stream_options`, no user
+`name`, video by URL in user turns, no audio or file parts, and the SDK has no async client. GLM
+reasoning models return `reasoning_content`; it is sent back during the running tool loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from tfrobot.brain.chain.llms.media import Capabilities
+from tfrobot.brain.chain.llms.openai import OpenAIChat
+from tfrobot.brain.chain.llms.tools import ToolDefinition
+
+NATIVE_PARAMS = frozenset(
+    {"model", "messages", "request_id", "user_id", "do_sample", "stream", "temperature", "top_p", "max_tokens",
+     "seed", "stop", "sensitive_word_check", "tools", "tool_choice", "meta", "extra", "extra_headers", "extra_body",
+     "timeout", "response_format", "thinking"}
+)  # fmt: skip
+"""Keyword arguments `zhipuai`'s `chat.completions.create` takes; others travel in `extra_body`."""
+
+
+class ZhipuChat(OpenAIChat):
+    """Zhipu GLM chat completions (`zhipuai` SDK)."""
+
+    provider: ClassVar[str] = "zhipu"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        user=frozenset({"image", "video"}),
+        tool_result=frozenset({"image", "video"}),
+        url_sources=frozenset({"image", "video"}),
+    )
+    sdk_module: ClassVar[str] = "zhipuai"
+    sdk_extra: ClassVar[str] = "zhipu"
+    stream_usage_option: ClassVar[bool] = False
+    user_names: ClassVar[bool] = False
+
+    model: str = "glm-4.6"
+    reasoning_replay: Literal["never", "tool_loop", "always"] = Field(
+        default="tool_loop", description="GLM reasoning is sent back within the running tool loop."
+    )
+
+    def _max_tokens_key(self) -> str:
+        return "max_tokens"
+
+    def _assemble_api_request(
+        self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
+    ) -> dict[str, Any]:
+        request = super()._assemble_api_request(params, api_msgs, tools)
+        extra = {k: request.pop(k) for k in list(request) if k not in NATIVE_PARAMS}
+        if extra:
+            request["extra_body"] = {**request.get("extra_body", {}), **extra}
+        return request
+
+    def _make_client(self, sdk: Any, *, is_async: bool) -> Any:
+        if is_async:
+            raise NotImplementedError("the zhipuai SDK has no async client; use generate() or stream()")
+        return sdk.ZhipuAI(**self._client_kwargs(self.http_client))

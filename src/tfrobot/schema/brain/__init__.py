@@ -1,0 +1,1 @@
+"""Data models of the brain: the context a chain builds and hands to its LLM."""

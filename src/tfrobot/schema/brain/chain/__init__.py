@@ -1,0 +1,1 @@
+"""Data models of chains: the chain context and the prompt context containers."""

@@ -1,0 +1,1 @@
+"""Containers that carry messages into a prompt: `Conversation`, `PromptContext`, trace snapshots."""

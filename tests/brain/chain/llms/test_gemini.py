@@ -1,0 +1,155 @@
+"""GeminiChat through the real `google-genai` SDK on a mock transport: payload, response, stream, errors."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.brain.chain.llms.conftest import (
+    TOOLS,
+    Recorder,
+    check_golden,
+    conversation,
+    current_turn,
+    handler,
+    sse,
+    x_keywords,
+)
+from tfrobot.brain.chain.llms import GeminiChat, MessageAssembler, RateLimitError
+from tfrobot.schema.message import AssistantTextMessage, ReasoningBlock, TextMessage
+
+SIGNATURE = base64.b64encode(b"gemini-thought-signature").decode()
+
+RESPONSE: dict[str, Any] = {
+    "candidates": [
+        {
+            "content": {
+                "role": "model",
+                "parts": [
+                    {"text": "Two calls.", "thought": True},
+                    {"text": "Checking."},
+                    {"functionCall": {"name": "weather", "args": {"city": "Oslo"}}, "thoughtSignature": SIGNATURE},
+                    {"functionCall": {"name": "weather", "args": {"city": "Rome"}}},
+                ],
+            },
+            "finishReason": "STOP",
+            "index": 0,
+        }
+    ],
+    "usageMetadata": {
+        "promptTokenCount": 100,
+        "candidatesTokenCount": 20,
+        "thoughtsTokenCount": 7,
+        "cachedContentTokenCount": 40,
+        "totalTokenCount": 127,
+    },
+    "modelVersion": "gemini-2.5-flash",
+    "responseId": "resp-1",
+}
+
+
+def stream_body() -> str:
+    parts = RESPONSE["candidates"][0]["content"]["parts"]
+    chunks = []
+    for i, part in enumerate(parts):
+        chunk: dict[str, Any] = {
+            "candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0}],
+            "modelVersion": "gemini-2.5-flash",
+            "responseId": "resp-1",
+        }
+        if i == len(parts) - 1:
+            chunk["candidates"][0]["finishReason"] = "STOP"
+            chunk["usageMetadata"] = RESPONSE["usageMetadata"]
+        chunks.append((None, chunk))
+    return sse(chunks)
+
+
+def llm(recorder: Recorder, respond: Any, **settings: Any) -> GeminiChat:
+    transport = httpx.MockTransport(handler(recorder, respond, httpx))
+    return GeminiChat(api_key="g-test", http_client=httpx.Client(transport=transport), **settings)
+
+
+def full_request(chat: GeminiChat, root: Path) -> dict[str, Any]:
+    turn, chain = current_turn()
+    return chat.construct_request_params(turn, conversation(root), TOOLS, intermediate_msgs=chain)
+
+
+def test_golden_payload_every_message_kind(media_root: Path) -> None:
+    check_golden("gemini", full_request(GeminiChat(media_roots=(media_root,)), media_root))
+
+
+def test_payload_validates_against_the_sdk_types(media_root: Path) -> None:
+    from google.genai import types
+    from pydantic import ValidationError
+
+    payload = full_request(GeminiChat(media_roots=(media_root,)), media_root)
+    contents = [types.Content.model_validate(c) for c in payload["contents"]]
+    config = types.GenerateContentConfig.model_validate(payload["config"])
+    with pytest.raises(ValidationError):
+        types.Content.model_validate({"role": "user", "parts": [{"image_url": "x"}]})
+    assert config.system_instruction == "You are TFRobot."
+    roles = [c.role for c in contents]
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles
+    assert x_keywords(payload["config"]["tools"][0]["function_declarations"][0]["parameters_json_schema"]) == []
+
+
+def test_only_gemini_signatures_are_replayed(media_root: Path) -> None:
+    payload = full_request(GeminiChat(media_roots=(media_root,)), media_root)
+    model_turn = next(c for c in payload["contents"] if c["role"] == "model")
+    signed = [p for p in model_turn["parts"] if "thought_signature" in p]
+    assert len(signed) == 1
+    assert "function_call" in signed[0]
+    assert signed[0]["thought_signature"] == b"gemini-sig"
+    text = json.dumps(payload, default=str)
+    assert "c2lnLWFudGhyb3BpYw==" not in text
+    assert "b3BhcXVl" not in text
+
+
+def test_generate_maps_the_reply_and_sends_our_contents() -> None:
+    recorder = Recorder()
+    reply = llm(recorder, lambda body: (200, RESPONSE, {})).generate(TextMessage(content="hi"), tools=TOOLS)
+    assert recorder.paths[0].endswith("/models/gemini-2.5-flash:generateContent")
+    sent = recorder.bodies[0]
+    assert sent["contents"] == [{"role": "user", "parts": [{"text": "hi"}]}]
+    declaration = sent["tools"][0]["functionDeclarations"][0]
+    schema = declaration.get("parametersJsonSchema", declaration.get("parameters_json_schema"))
+    assert schema["required"] == ["city"]
+    assert x_keywords(schema) == []
+    assert type(reply) is AssistantTextMessage
+    assert reply.content == "Checking."
+    assert reply.reasoning_content == "Two calls."
+    assert reply.reasoning_blocks == [ReasoningBlock(signature=SIGNATURE, provider="gemini")]
+    assert [(c.id, json.loads(c.arguments)) for c in reply.tool_calls or ()] == [
+        ("call_resp-1_0", {"city": "Oslo"}),
+        ("call_resp-1_1", {"city": "Rome"}),
+    ]
+    assert reply.finish_reason == "tool_calls"
+    assert reply.usage is not None
+    assert (reply.usage.input_tokens, reply.usage.output_tokens, reply.usage.reasoning_tokens) == (100, 27, 7)
+    assert reply.model == "gemini:gemini-2.5-flash"
+
+
+def test_stream_assembles_to_the_message_generate_returns() -> None:
+    plain = llm(Recorder(), lambda body: (200, RESPONSE, {})).generate(TextMessage(content="hi"))
+    recorder = Recorder()
+    deltas = list(llm(recorder, lambda body: (200, stream_body(), {})).stream(TextMessage(content="hi")))
+    assert recorder.paths[0].endswith("/models/gemini-2.5-flash:streamGenerateContent")
+    assembler = MessageAssembler()
+    for delta in deltas:
+        assembler.add(delta)
+    skip = {"msg_id", "create_ts"}
+    assert assembler.message().model_dump(exclude=skip) == plain.model_dump(exclude=skip)
+
+
+def test_rate_limit_becomes_our_type() -> None:
+    body = {"error": {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED"}}
+    with pytest.raises(RateLimitError) as caught:
+        llm(Recorder(), lambda _: (429, body, {"retry-after": "2"})).generate(TextMessage(content="hi"))
+    assert type(caught.value) is RateLimitError
+    assert "Resource has been exhausted" in str(caught.value)
