@@ -2,6 +2,6 @@
 and every outcome, failures included, comes back as a `ToolReturn` the LLM can read."""
 
 from tfrobot.drive.drive import Drive
-from tfrobot.drive.tool import Tool, ToolOutput, ToolSpec, tool
+from tfrobot.drive.tool import Tool, ToolOutput, tool
 
-__all__ = ["Drive", "Tool", "ToolOutput", "ToolSpec", "tool"]
+__all__ = ["Drive", "Tool", "ToolOutput", "tool"]

@@ -6,7 +6,8 @@ import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from tfrobot.drive.tool import Tool, ToolSpec
+from tfrobot.brain.chain.llms.tools import ToolDefinition
+from tfrobot.drive.tool import Tool
 from tfrobot.schema.message import BaseMessage, ToolCall, ToolReturn
 
 
@@ -33,7 +34,7 @@ class Drive:
         return self._tools[name]
 
     @property
-    def specs(self) -> list[ToolSpec]:
+    def specs(self) -> list[ToolDefinition]:
         """The tools as the LLM should see them, in registration order."""
         return [t.spec for t in self._tools.values()]
 

@@ -10,6 +10,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from tfrobot.brain.chain.llms.tools import ToolDefinition
 from tfrobot.schema.message import MsgPart, ToolCall, ToolReturn
 from tfrobot.schema.message.msg_part import AudioUserMsgPart, FileUserMsgPart, ImageUserMsgPart, VideoUserMsgPart
 
@@ -21,16 +22,6 @@ class ToolOutput(BaseModel):
 
     result: Any = ""
     attachments: list[MsgPart] = Field(default_factory=list)
-
-
-class ToolSpec(BaseModel):
-    """A tool as an LLM sees it: provider adapters turn this into their own tool format."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    description: str = ""
-    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
 def _description(fn: Callable[..., Any]) -> str:
@@ -77,10 +68,11 @@ class Tool:
         self.arguments = _arguments_model(fn, self.name)
 
     @property
-    def spec(self) -> ToolSpec:
+    def spec(self) -> ToolDefinition:
+        """The tool as the LLM sees it (provider adapters clean and convert it)."""
         schema = self.arguments.model_json_schema()
         schema.pop("title", None)
-        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+        return ToolDefinition(name=self.name, description=self.description, parameters=schema)
 
     async def run(self, call: ToolCall) -> ToolReturn:
         """Run one call; never raises: bad arguments, exceptions and time-outs become error results."""
