@@ -47,10 +47,12 @@ from tfrobot.tfl.tools import CallableToolRegistry, TFLToolRegistry
 from tfrobot.tfl.values import (
     Budget,
     TList,
+    a_type,
     fail,
     media_parts,
     plain,
     render,
+    render_prefix,
     to_python,
     type_name,
 )
@@ -395,6 +397,21 @@ class _Run:
         self.output.append(text)
         self.output_chars += len(text)
 
+    def emit(self, values: Sequence[object], sep: str, span: Span) -> None:
+        """Print `values` as one line; a value too long for the remaining room is cut there, and stops the run."""
+        room = self.limits.max_output_chars - self.output_chars + 1  # one more than fits, so write() notices
+        pieces: list[str] = []
+        for position, value in enumerate(values):
+            if position:
+                pieces.append(sep)
+                room -= len(sep)
+            text, _ = render_prefix(value, max(room, 0))
+            pieces.append(text)
+            room -= len(text)
+            if room <= 0:
+                break
+        self.write("".join(pieces) + "\n", span)
+
     def text_of(self, value: object, limit: int, span: Span, top: bool = True) -> str:
         try:
             return render(value, limit, top=top)
@@ -408,8 +425,7 @@ class _Run:
         for index, stmt in enumerate(program.body):
             last = await self.stmt(stmt)
             if index == len(program.body) - 1 and isinstance(stmt, ExprStmt) and last is not None:
-                room = self.limits.max_output_chars - self.output_chars
-                self.write(self.text_of(last, room + 1, stmt.span) + "\n", stmt.span)
+                self.emit([last], " ", stmt.span)
 
     async def block(self, body: Sequence[Stmt]) -> None:
         for stmt in body:
@@ -440,7 +456,7 @@ class _Run:
             elif isinstance(iterable, str):
                 items = iterable
             else:
-                raise fail("type", f"cannot loop over a {type_name(iterable)}", stmt.iterable.span)
+                raise fail("type", f"cannot loop over {a_type(iterable)}", stmt.iterable.span)
             for item in items:
                 self.tick(stmt.var_span)
                 self.vars[stmt.var] = item
@@ -477,7 +493,7 @@ class _Run:
             pairs = dict(target)
             pairs[key] = inner
             return self.budget.new_dict(pairs.items(), span)
-        raise fail("type", f"cannot assign into a {type_name(target)}", span)
+        raise fail("type", f"cannot assign into {a_type(target)}", span)
 
     # ---- expressions ----------------------------------------------------------------------------
 
@@ -492,7 +508,10 @@ class _Run:
             right = await self.expr(node.right)
             return self.binop(node, plain(left), plain(right))
         if isinstance(node, Index):
-            return self.index(plain(await self.expr(node.target)), plain(await self.expr(node.index)), node.index.span)
+            target = plain(await self.expr(node.target))
+            if not isinstance(target, list | str | dict):
+                raise fail("type", f"cannot index {a_type(target)}", node.target.span)
+            return self.index(target, plain(await self.expr(node.index)), node.index.span)
         if isinstance(node, Call):
             return await self.call(node)
         if isinstance(node, BoolOp):
@@ -507,7 +526,7 @@ class _Run:
             if node.op == "not":
                 return not self.truthy(operand)
             if not isinstance(operand, int | float) or isinstance(operand, bool):
-                raise fail("type", f"unary {node.op} needs a number, not a {type_name(operand)}", node.span)
+                raise fail("type", f"unary {node.op} needs a number, not {a_type(operand)}", node.span)
             result = -operand if node.op == "-" else operand
             return self.budget.check_int(result, node.span) if isinstance(result, int) else result
         if isinstance(node, ListExpr):
@@ -608,10 +627,10 @@ class _Run:
 
     def position(self, target: list[object] | str, key: object, span: Span) -> int:
         if not isinstance(key, int) or isinstance(key, bool):
-            raise fail("type", f"a {type_name(target)} index is an integer, not {type_name(key)}", span)
+            raise fail("type", f"{a_type(target)} index is an integer, not {type_name(key)}", span)
         if not -len(target) <= key < len(target):
             what = "characters" if isinstance(target, str) else "items"
-            raise fail("index", f"index {key} is out of range for a {type_name(target)} of {len(target)} {what}", span)
+            raise fail("index", f"index {key} is out of range for {a_type(target)} of {len(target)} {what}", span)
         return key
 
     @staticmethod
@@ -630,7 +649,7 @@ class _Run:
             if key not in target:
                 raise fail("index", f"no key {key!r} in this dict{self.key_hint(target)}", span)
             return target[key]
-        raise fail("type", f"cannot index a {type_name(target)}", span)
+        raise fail("type", f"cannot index {a_type(target)}", span)
 
     # ---- calls ----------------------------------------------------------------------------------
 
@@ -675,9 +694,7 @@ class _Run:
             sep = plain(kwargs.get("sep", " "))
             if not isinstance(sep, str):
                 raise fail("type", f"print(sep=…) takes a string, not {type_name(sep)}", span)
-            room = self.limits.max_output_chars - self.output_chars + 1
-            parts = [self.text_of(a, room, span) for a in args]
-            self.write(sep.join(parts) + "\n", span)
+            self.emit(args, sep, span)
             return None
         if name == "attach":
             for arg, arg_node in zip(args, node.args, strict=True):
@@ -699,7 +716,7 @@ class _Run:
         if name == "len":
             if isinstance(value, str | list | dict):
                 return len(value)
-            raise fail("type", f"len() of a {type_name(value)}", span)
+            raise fail("type", f"len() of {a_type(value)}", span)
         if name == "str":
             return self.budget.string(self.text_of(value, self.limits.max_string_chars, span), span)
         if name in ("int", "float"):
@@ -721,7 +738,7 @@ class _Run:
             elif isinstance(value, str) and len(value) <= 100:
                 result = int(value.strip()) if name == "int" else float(value.strip())
             else:
-                raise fail("type", f"{name}() of a {type_name(value)}", span)
+                raise fail("type", f"{name}() of {a_type(value)}", span)
         except (ValueError, OverflowError):
             raise fail("value", f"cannot convert {render(value, 60, top=False)[:60]} to {name}", span) from None
         return self.number(result, span)

@@ -115,6 +115,12 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
+def a_type(value: object) -> str:
+    """The type name with its article ("an int", "a list"), for messages."""
+    name = type_name(value)
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
 def fail(kind: ErrorKind, message: str, span: Span | None) -> TFLScriptError:
     """A positioned script error, ready to raise."""
     if span is None or not span.line:
@@ -174,8 +180,7 @@ class Budget:
         if value.size > self.limits.max_value_size:
             raise fail(
                 "limit",
-                f"value limit: a {type_name(value)} of {value.size:,} nested items exceeds "
-                f"{self.limits.max_value_size:,}",
+                f"value limit: {a_type(value)} of {value.size:,} nested items exceeds {self.limits.max_value_size:,}",
                 span,
             )
         if value.depth > self.limits.max_depth:
@@ -286,13 +291,23 @@ def render(value: object, limit: int, *, top: bool = True) -> str:
     Raises `OverflowError` once the text would exceed `limit` characters: a value may be large as a tree
     but is never rendered further than the caller can use.
     """
+    text, complete = render_prefix(value, limit, top=top)
+    if not complete:
+        raise OverflowError(f"text longer than {limit} characters")
+    return text
+
+
+def render_prefix(value: object, limit: int, *, top: bool = True) -> tuple[str, bool]:
+    """The first `limit` characters of a value's text, and whether that is all of it."""
     out: list[str] = []
     used = [0]
 
     def put(text: str) -> None:
-        used[0] += len(text)
-        if used[0] > limit:
+        room = limit - used[0]
+        if len(text) > room:
+            out.append(text[: max(room, 0)])
             raise _Full
+        used[0] += len(text)
         out.append(text)
 
     def walk(item: object, top_level: bool) -> None:
@@ -331,8 +346,8 @@ def render(value: object, limit: int, *, top: bool = True) -> str:
     try:
         walk(value, top)
     except _Full:
-        raise OverflowError(f"text longer than {limit} characters") from None
-    return "".join(out)
+        return "".join(out), False
+    return "".join(out), True
 
 
 def media_parts(value: object) -> list[MsgPart] | None:
@@ -359,11 +374,13 @@ __all__ = [
     "TDict",
     "TList",
     "ToolResult",
+    "a_type",
     "depth_of",
     "fail",
     "media_parts",
     "plain",
     "render",
+    "render_prefix",
     "size_of",
     "to_python",
     "type_name",
