@@ -489,7 +489,7 @@ class _Run:
             elif key in target:
                 inner = self.set_in(target[key], keys[1:], nodes[1:], value)
             else:
-                raise fail("index", f"no key {key!r} in this dict{self.key_hint(target)}", span)
+                raise fail("index", f"no key {key!r} in this dict{self.key_hint(target, key)}", span)
             pairs = dict(target)
             pairs[key] = inner
             return self.budget.new_dict(pairs.items(), span)
@@ -634,10 +634,15 @@ class _Run:
         return key
 
     @staticmethod
-    def key_hint(target: dict[str, object]) -> str:
+    def key_hint(target: dict[str, object], key: str) -> str:
+        """What the LLM needs to fix a missing key: the closest key, and the keys there are."""
+        if not target:
+            return " (it is empty)"
         names = list(target)[:10]
         more = ", …" if len(target) > 10 else ""
-        return f"; keys: {', '.join(repr(n) for n in names)}{more}" if names else " (it is empty)"
+        listed = f"{', '.join(repr(n) for n in names)}{more}"
+        suggestion = _suggest(key, target)
+        return f"{suggestion} Its keys: {listed}" if suggestion else f"; its keys: {listed}"
 
     def index(self, target: object, key: object, span: Span) -> object:
         if isinstance(target, list | str):
@@ -647,7 +652,7 @@ class _Run:
             if not isinstance(key, str):
                 raise fail("type", f"dict keys are strings, not {type_name(key)}", span)
             if key not in target:
-                raise fail("index", f"no key {key!r} in this dict{self.key_hint(target)}", span)
+                raise fail("index", f"no key {key!r} in this dict{self.key_hint(target, key)}", span)
             return target[key]
         raise fail("type", f"cannot index {a_type(target)}", span)
 
