@@ -239,6 +239,14 @@ def test_validate_accepts_good_scripts_and_loop_variables() -> None:
     assert interpreter().validate(script) == []
 
 
+def test_a_loop_body_may_read_what_it_assigns_on_an_earlier_turn() -> None:
+    script = "for i in range(3):\n    if i > 0:\n        print(prev, i)\n    prev = i\n"
+    assert interpreter().validate(script) == []
+    assert ok(script) == "0 1\n1 2"
+    found = error("for i in range(3):\n    print(prev)\n    prev = i\n")
+    assert (found["kind"], found["line"], found["column"]) == ("name", 2, 11)
+
+
 def test_keyword_only_tools_refuse_positional_arguments() -> None:
     from tfrobot.tfl import CallableToolRegistry
 

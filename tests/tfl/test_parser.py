@@ -214,3 +214,22 @@ def test_grammar_text_is_the_grammar() -> None:
     text = grammar_text()
     assert "for_stmt" in text
     assert "%declare _INDENT _DEDENT" in text
+
+
+def test_parsing_from_many_threads_at_once_keeps_indentation_apart() -> None:
+    # lark shares one post-lexer between parses; its indentation stack must not be shared
+    import concurrent.futures
+
+    scripts = [
+        "".join("    " * level + f"if x{level}:\n" for level in range(depth)) + "    " * depth + "pass\nz = 1\n"
+        for depth in range(1, 9)
+    ]
+
+    def shape(source: str) -> int:
+        program = parse(source)
+        assert len(program.body) == 2
+        return program.body[0].height
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        heights = list(pool.map(shape, scripts * 40))
+    assert heights == [shape(s) for s in scripts] * 40

@@ -132,6 +132,31 @@ def test_tool_values_tfl_cannot_hold_are_errors(returned: object, words: str) ->
     assert (result.trace_meta["error"]["line"], result.trace_meta["error"]["column"]) == (1, 5)
 
 
+def test_huge_tool_collections_are_refused_before_conversion() -> None:
+    def flood() -> list[int]:
+        return list(range(1_000_000))
+
+    cpu = time.process_time()
+    result = with_tool(flood, "x = flood()", max_value_size=1000)
+    assert time.process_time() - cpu < 1.0
+    assert "returned 1,000,000 items" in result.trace_meta["error"]["message"]
+
+
+def test_many_threads_running_scripts_at_once() -> None:
+    import concurrent.futures
+
+    it = interpreter()
+
+    def one(n: int) -> str:
+        return it.run(
+            f'for i in range({n}):\n    if i == {n} - 1:\n        print(search(str(i), n=1)[0]["title"])'
+        ).result
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=6) as pool:
+        outputs = list(pool.map(one, range(1, 31)))
+    assert outputs == [f"{n - 1} 0" for n in range(1, 31)]
+
+
 def test_deeply_nested_tool_value_is_refused() -> None:
     deep: list[object] = []
     for _ in range(300):

@@ -130,6 +130,22 @@ def _too_deep(program: Program, limit: int) -> TFLError | None:
     return None
 
 
+def _assigned(body: Sequence[Stmt]) -> set[str]:
+    """Every variable a block assigns, at any depth."""
+    names: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, Assign):
+            names.add(stmt.name)
+        elif isinstance(stmt, For):
+            names.add(stmt.var)
+            names |= _assigned(stmt.body)
+        elif isinstance(stmt, If):
+            for _, block in stmt.branches:
+                names |= _assigned(block)
+            names |= _assigned(stmt.orelse)
+    return names
+
+
 def _error_at(kind: Any, message: str, span: Span) -> TFLError:
     return fail(kind, message, span).error
 
@@ -216,6 +232,8 @@ class TFLInterpreter:
             elif isinstance(stmt, For):
                 self._check_expr(stmt.iterable, known, errors)
                 known.add(stmt.var)
+                # a body may read on turn 2 what it assigns on turn 1 (`prev = i` after `print(prev)`)
+                known.update(_assigned(stmt.body))
                 self._check_block(stmt.body, known, errors)
 
     def _check_expr(self, expr: Node, known: set[str], errors: list[TFLError]) -> None:

@@ -7,11 +7,10 @@ stack while parsing; the depth limit is then checked on the nodes' precomputed h
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn, cast
 
 from lark import Lark, Token, Transformer_NonRecursive, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
@@ -89,6 +88,12 @@ class _TFLIndenter(Indenter):
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 8
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        """A fresh indenter per parse: lark shares one postlexer between parses, and its indentation
+        stack must not be shared by two threads parsing at once."""
+        worker = type(self)()
+        return cast(Iterator[Token], worker._process(stream))  # type: ignore[no-untyped-call]
 
     def handle_NL(self, token: Token) -> Iterator[Token]:
         if self.paren_level > 0:
@@ -255,6 +260,15 @@ def _as_target(node: Expr) -> tuple[str, tuple[Expr, ...]]:
     return cursor.name, tuple(reversed(indexes))
 
 
+class _Elif(NamedTuple):
+    cond: Expr
+    body: tuple[Stmt, ...]
+
+
+class _Else(NamedTuple):
+    body: tuple[Stmt, ...]
+
+
 @v_args(meta=True)
 class _Builder(Transformer_NonRecursive[Token, Any]):
     """lark tree -> TFL nodes, with spans and heights. Stateless, so one instance serves every parse."""
@@ -278,23 +292,20 @@ class _Builder(Transformer_NonRecursive[Token, Any]):
     def suite(self, meta: Meta, children: list[Stmt]) -> tuple[Stmt, ...]:
         return tuple(children)
 
-    def elif_clause(self, meta: Meta, children: list[Any]) -> tuple[Expr, tuple[Stmt, ...]]:
-        return children[0], children[1]
+    def elif_clause(self, meta: Meta, children: list[Any]) -> _Elif:
+        return _Elif(children[0], children[1])
 
-    def else_clause(self, meta: Meta, children: list[Any]) -> tuple[Stmt, ...]:
-        body: tuple[Stmt, ...] = children[0]
-        return body
+    def else_clause(self, meta: Meta, children: list[Any]) -> _Else:
+        return _Else(children[0])
 
     def if_stmt(self, meta: Meta, children: list[Any]) -> If:
         branches: list[tuple[Expr, tuple[Stmt, ...]]] = [(children[0], children[1])]
         orelse: tuple[Stmt, ...] = ()
         for child in children[2:]:
-            if child is None:
-                continue
-            if isinstance(child, tuple) and len(child) == 2 and isinstance(child[1], tuple):
-                branches.append(child)
-            else:
-                orelse = child
+            if isinstance(child, _Elif):
+                branches.append((child.cond, child.body))
+            elif isinstance(child, _Else):
+                orelse = child.body
         nodes: list[Node] = [n for cond, body in branches for n in (cond, *body)]
         nodes.extend(orelse)
         return If(_span(meta), tuple(branches), orelse, height=_height(*nodes))
@@ -392,7 +403,6 @@ class _Builder(Transformer_NonRecursive[Token, Any]):
 
 
 _BUILDER = _Builder()
-_STRINGS = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
 
 
 def _readable(expected: set[str]) -> str:
@@ -429,20 +439,9 @@ def _describe(token: Token) -> str:
     return repr(str(token))
 
 
-def _line_hint(source: str, line: int) -> str:
-    lines = source.splitlines()
-    if not 1 <= line <= len(lines):
-        return ""
-    code = _STRINGS.sub('""', lines[line - 1]).split("#", 1)[0]
-    for word in re.findall(r"[A-Za-z_]+", code):
-        if word in _HINTS:
-            return f"; {_HINTS[word]}"
-    return ""
-
-
 def _translate(exc: UnexpectedInput, source: str) -> TFLError:
     """Turn a lark exception into a positioned message that says what TFL expected, and why when we can."""
-    line, column = max(exc.line, 0) if exc.line != -1 else 0, max(exc.column, 0) if exc.column != -1 else 0
+    line, column = max(exc.line, 0), max(exc.column, 0)  # lark uses -1 for "unknown"
     end_line: int | None = None
     end_column: int | None = None
     if isinstance(exc, UnexpectedCharacters):
@@ -460,13 +459,11 @@ def _translate(exc: UnexpectedInput, source: str) -> TFLError:
             message = "unexpected '\\': TFL has no line continuation; break lines inside (), [] or {} instead"
         else:
             message = f"unexpected character {char!r}"
-        message += _line_hint(source, line) if char != "." else ""
     elif isinstance(exc, UnexpectedToken):
         token = exc.token
         if token.type in ("_INDENT", "_DEDENT"):  # they borrow the position of the newline before them
             line, column = token.end_line or line, token.end_column or column
         message = f"unexpected {_describe(token)}; expected {_readable(set(exc.expected))}"
-        message += _line_hint(source, line)
         if token.type not in ("$END", "_NL", "_INDENT", "_DEDENT"):
             end_line, end_column = token.end_line, token.end_column
         if token.type == "$END":

@@ -243,6 +243,13 @@ class Budget:
                 return obj
             case BaseModel():
                 return self.from_python(obj.model_dump(mode="json"), span, tool, depth + 1)
+            case Mapping() | list() | tuple() if len(obj) >= self.limits.max_value_size:
+                raise fail(
+                    "limit",
+                    f"value limit: tool {tool!r} returned {len(obj):,} items; at most "
+                    f"{self.limits.max_value_size - 1:,} fit in one value",
+                    span,
+                )
             case Mapping():
                 pairs: list[tuple[str, object]] = []
                 for key, item in obj.items():
