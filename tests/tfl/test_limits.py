@@ -180,3 +180,19 @@ def test_limits_do_not_get_in_the_way_of_normal_scripts(script: str) -> None:
     result = run(script, max_steps=50, max_seconds=1.0, max_output_chars=100)
     assert result.trace_meta is not None
     assert result.trace_meta["ok"] is True
+
+
+def test_the_deepest_allowed_nesting_runs_without_exhausting_pythons_stack() -> None:
+    depth = 190  # under the largest max_depth (200): every recursive walk must cope
+    expression = "[" * depth + "1" + "]" * depth
+    script = f"x = {expression}\ny = everything(v=x)\nprint(len(str(y)), x == {expression})\n" + "-" * depth + "1"
+    result = run(script, max_depth=200)
+    assert result.trace_meta is not None
+    assert result.trace_meta["ok"] is True, result.result
+    rendered = len('{"v": ') + depth + len("1") + depth + len("}")
+    assert result.result == f"{rendered} true\n1"  # an even number of minus signs
+    blocks = "".join(" " * level + "if true:\n" for level in range(depth - 2)) + " " * (depth - 2) + "print(1)\n"
+    nested = run(blocks, max_depth=200)
+    assert nested.trace_meta is not None
+    assert nested.trace_meta["ok"] is True, nested.result
+    assert nested.result == "1"

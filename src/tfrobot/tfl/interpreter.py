@@ -456,7 +456,9 @@ class _Run:
         if isinstance(stmt, Assign):
             value = await self.expr(stmt.value)
             if stmt.indexes:
-                keys = [await self.expr(i) for i in stmt.indexes]
+                keys: list[object] = []
+                for index in stmt.indexes:
+                    keys.append(await self.expr(index))
                 value = self.set_in(self.var(stmt.name, stmt.span), keys, stmt.indexes, value)
             self.vars[stmt.name] = value
         elif isinstance(stmt, If):
@@ -548,7 +550,10 @@ class _Run:
             result = -operand if node.op == "-" else operand
             return self.budget.check_int(result, node.span) if isinstance(result, int) else result
         if isinstance(node, ListExpr):
-            return self.budget.new_list([await self.expr(item) for item in node.items], node.span)
+            items: list[object] = []
+            for item in node.items:  # loops, not comprehensions, here: one stack frame per nesting level
+                items.append(await self.expr(item))
+            return self.budget.new_list(items, node.span)
         if isinstance(node, DictExpr):
             pairs: list[tuple[str, object]] = []
             for key_node, value_node in node.pairs:
@@ -677,8 +682,12 @@ class _Run:
     # ---- calls ----------------------------------------------------------------------------------
 
     async def call(self, node: Call) -> object:
-        args = [await self.expr(a) for a in node.args]
-        kwargs = {kw.name: await self.expr(kw.value) for kw in node.kwargs}
+        args: list[object] = []
+        for arg in node.args:
+            args.append(await self.expr(arg))
+        kwargs: dict[str, object] = {}
+        for kw in node.kwargs:
+            kwargs[kw.name] = await self.expr(kw.value)
         if node.name in BUILTINS:
             return self.builtin(node, args, kwargs)
         return await self.tool(node, args, kwargs)

@@ -258,7 +258,10 @@ class Budget:
                     pairs.append((key, self.from_python(item, span, tool, depth + 1)))
                 return self.new_dict(pairs, span)
             case list() | tuple():
-                return self.new_list((self.from_python(item, span, tool, depth + 1) for item in obj), span)
+                items: list[object] = []
+                for item in obj:  # a loop, not a generator: one stack frame per nesting level
+                    items.append(self.from_python(item, span, tool, depth + 1))
+                return self.new_list(items, span)
         raise fail(
             "tool",
             f"tool {tool!r} returned a {type(obj).__name__}, which TFL cannot hold (JSON-like values, media "
@@ -282,9 +285,15 @@ def to_python(value: object) -> Any:
     """A TFL value as plain Python data for a tool: fresh lists and dicts (a tool cannot alter ours)."""
     value = plain(value)
     if isinstance(value, list):
-        return [to_python(v) for v in value]
+        items: list[Any] = []
+        for item in value:  # loops, not comprehensions: one stack frame per nesting level
+            items.append(to_python(item))
+        return items
     if isinstance(value, dict):
-        return {k: to_python(v) for k, v in value.items()}
+        pairs: dict[str, Any] = {}
+        for key, item in value.items():
+            pairs[key] = to_python(item)
+        return pairs
     return value
 
 
