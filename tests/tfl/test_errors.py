@@ -41,3 +41,17 @@ def test_no_position_means_headline_only() -> None:
 def test_meta_has_the_four_keys() -> None:
     err = TFLError(kind="index", message="m", line=1, column=2, end_column=4, end_line=1)
     assert err.meta() == {"kind": "index", "line": 1, "column": 2, "message": "m"}
+
+
+def test_long_lines_are_shown_as_a_window_with_the_caret_in_place() -> None:
+    source = "x = [" + ", ".join(str(i) for i in range(300)) + ", y]"
+    column = source.index("y") + 1
+    err = TFLError(kind="name", message="m", line=1, column=column, end_line=1, end_column=column + 1)
+    code, caret = err.excerpt(source).split("\n")
+    assert code.startswith("1 | …")
+    assert len(code) < 110
+    assert code[caret.index("^")] == "y"
+    start = TFLError(kind="name", message="m", line=1, column=5, end_line=1, end_column=6)
+    code, caret = start.excerpt("x = y" + " " * 200 + "z").split("\n")
+    assert code.endswith("…")
+    assert code[caret.index("^")] == "y"

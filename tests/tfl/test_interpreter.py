@@ -269,6 +269,17 @@ def test_summary_result_is_short_and_keeps_both_ends() -> None:
     assert "characters omitted" in summary
 
 
+def test_summary_of_a_failed_long_run_keeps_the_whole_error() -> None:
+    result = run('for i in range(500):\n    print("line", i)\nx = 1 / 0', summary_chars=200)
+    summary = result.summary_result
+    assert summary is not None
+    assert len(summary) <= 200
+    assert summary.startswith("line 0\n")
+    assert "characters omitted" in summary
+    assert summary.endswith("TFL value error at line 3, column 7: division by zero\n3 | x = 1 / 0\n  |       ^")
+    assert result.result.endswith(summary.rsplit("line 499\n", 1)[1])
+
+
 def test_tool_names_may_not_shadow_builtins() -> None:
     def len(x: str) -> int:
         return 0

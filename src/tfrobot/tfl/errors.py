@@ -43,20 +43,29 @@ class TFLError(BaseModel):
         where = f" at line {self.line}, column {self.column}" if self.line else ""
         return f"TFL {self.kind} error{where}: {self.message}"
 
-    def excerpt(self, source: str) -> str:
-        """The offending source line with a caret line under the span (empty when there is no position)."""
+    def excerpt(self, source: str, width: int = 100) -> str:
+        """The offending source line with a caret line under the span (empty when there is no position).
+
+        A line longer than `width` is shown as a window around the column, so that one huge line (a pasted
+        JSON blob) does not flood the console result."""
         lines = source.splitlines()
         if not 1 <= self.line <= len(lines):
             return ""
         text = lines[self.line - 1].expandtabs(1)
         start = max(self.column, 1)
-        width = 1
+        span = 1
         if self.end_line == self.line and self.end_column is not None and self.end_column > start:
-            width = self.end_column - start
-        width = max(1, min(width, len(text) - start + 1))
+            span = self.end_column - start
+        span = max(1, min(span, len(text) - start + 1, width // 2))
+        offset = 0
+        if len(text) > width:
+            offset = min(max(start - 1 - width // 3, 0), max(len(text) - width, 0))
+            shown = text[offset : offset + width]
+            text = ("…" if offset else "") + shown + ("…" if offset + width < len(text) else "")
+            offset -= 1 if offset else 0
         number = str(self.line)
         gutter = " " * len(number)
-        return f"{number} | {text}\n{gutter} | {' ' * (start - 1)}{'^' * width}"
+        return f"{number} | {text}\n{gutter} | {' ' * (start - 1 - offset)}{'^' * span}"
 
     def render(self, source: str) -> str:
         """Headline plus excerpt: the full error text of a console result."""

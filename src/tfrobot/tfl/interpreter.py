@@ -330,6 +330,13 @@ def _run_in_new_loop(job: Any) -> ConsoleResult:
         loop.close()
 
 
+def _joined(output: str, report: str) -> str:
+    """Output, then the error report on a line of its own."""
+    if output and not output.endswith("\n"):
+        output += "\n"
+    return output + report
+
+
 def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -354,7 +361,7 @@ class _Run:
 
     def result(self, script: str, errors: list[TFLError]) -> ConsoleResult:
         """The console result of this run, successful when `errors` is empty."""
-        text = "".join(self.output)
+        output = "".join(self.output)
         meta: dict[str, AttributeValue] = {
             "ok": not errors,
             "steps": self.steps,
@@ -362,29 +369,43 @@ class _Run:
             "tool_calls": self.tool_calls,
             "output_chars": self.output_chars,
         }
-        if errors:
-            meta["error"] = errors[0].meta()
-            if len(errors) > 1:
-                meta["errors"] = [e.meta() for e in errors]
-            report = "\n".join(e.render(script) for e in errors)
-            text = f"{text}{'' if not text or text.endswith(chr(10)) else chr(10)}{report}"
-        text = text.removesuffix("\n") if not errors else text
+        if not errors:
+            text = output.removesuffix("\n")
+            return ConsoleResult(
+                result=text,
+                summary_result=self.summary(text),
+                attachments=list(self.attachments),
+                script=script,
+                trace_meta=meta,
+            )
+        meta["error"] = errors[0].meta()
+        if len(errors) > 1:
+            meta["errors"] = [e.meta() for e in errors]
+        report = "\n".join(e.render(script) for e in errors)
+        first = errors[0].render(script)
+        if len(first) > self.limits.summary_chars // 2:
+            first = errors[0].headline()[: self.limits.summary_chars // 2]
         return ConsoleResult(
-            result=text,
-            summary_result=self.summary(text),
+            result=_joined(output, report),
+            summary_result=_joined(self.summary(output, len(first) + 1), first) if output else self.summary(report),
             attachments=list(self.attachments),
             script=script,
             trace_meta=meta,
         )
 
-    def summary(self, text: str) -> str:
-        """`text` itself when short; else its head and tail around a count of what was left out."""
-        limit = self.limits.summary_chars
+    def summary(self, text: str, reserve: int = 0) -> str:
+        """`text` itself when short; else its head and tail around a count of what was left out.
+
+        `reserve` characters are kept free for what follows (the error report of a failed run), so that
+        the error always survives the cut."""
+        limit = max(self.limits.summary_chars - reserve, 0)
         if len(text) <= limit:
             return text
-        head, tail = (limit * 2) // 3, limit // 3
+        marker = "\n… [{:,} characters omitted] …\n"
+        room = max(limit - len(marker.format(len(text))), 0)
+        head, tail = (room * 2) // 3, room // 3
         omitted = len(text) - head - tail
-        return f"{text[:head]}\n… [{omitted:,} characters omitted] …\n{text[len(text) - tail :]}"
+        return f"{text[:head]}{marker.format(omitted)}{text[len(text) - tail :]}"
 
     # ---- limits ---------------------------------------------------------------------------------
 
