@@ -138,6 +138,21 @@ def test_error_console_result_contract() -> None:
     assert isinstance(meta["duration_ms"], float)
 
 
+async def test_aexecute_wraps_a_turns_scripts_as_one_console_message() -> None:
+    message = await interpreter().aexecute(["x = 1\nprint(x)", "print(x)"], conversation_id="conv-1")
+    assert type(message) is BaseMessage
+    assert message.role == "console"
+    assert message.conversation_id == "conv-1"
+    first, second = message.console_reses or ()
+    assert isinstance(first, ConsoleResult)
+    assert isinstance(second, ConsoleResult)
+    assert first.result == "1"
+    assert second.trace_meta is not None
+    assert second.trace_meta["ok"] is False  # scripts do not share variables
+    restored = BaseMessage.model_validate_json(message.model_dump_json())
+    assert [type(r) for r in restored.console_reses or ()] == [ConsoleResult, ConsoleResult]
+
+
 def test_console_result_travels_as_a_console_message() -> None:
     result = run('attach(photo("cat"))\nprint("done")')
     message = BaseMessage(role="console", console_reses=[result])

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.console import ConsoleResult
 from tfrobot.schema.message.msg_part import MsgPart
 from tfrobot.schema.types import AttributeValue
@@ -308,6 +309,14 @@ class TFLInterpreter:
         except Exception as exc:  # a bug here must not take the agent loop down: report it like an error
             return run.result(script, [TFLError(kind="internal", message=f"{type(exc).__name__}: {exc}")])
         return run.result(script, [])
+
+    async def aexecute(self, scripts: Sequence[str], *, conversation_id: str | None = None) -> BaseMessage:
+        """Run an assistant turn's `tfl_scripts` in order and wrap their results as the seed's console
+        message, `BaseMessage(role="console", console_reses=[...])` (as `Drive.execute` does for tools).
+
+        Each script runs in a fresh namespace: a script is one self-contained plan."""
+        results = [await self.arun(script) for script in scripts]
+        return BaseMessage(role="console", console_reses=results, conversation_id=conversation_id)
 
     def run(self, script: str) -> ConsoleResult:
         """Synchronous `arun`. Inside a running event loop it runs on a helper thread with its own loop."""
