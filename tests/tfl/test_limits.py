@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.tfl.conftest import error, ok, run
+from tfrobot.tfl import TFLLimits
 
 FAST = 1.0
 """Seconds of CPU a stopped script may cost. CPU time, not wall time: other processes on a loaded
@@ -196,3 +197,21 @@ def test_the_deepest_allowed_nesting_runs_without_exhausting_pythons_stack() -> 
     assert nested.trace_meta is not None
     assert nested.trace_meta["ok"] is True, nested.result
     assert nested.result == "1"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "x = 1\n" * 3_300,
+        "x = [" + "1," * 9_900 + "]",
+        "x = " + "(" * 9_990 + "1" + ")" * 9_990,
+        "x = " + "-" * 19_990 + "1",
+        '"""' + "a" * 19_990,
+    ],
+)
+def test_the_longest_allowed_script_is_handled_quickly(script: str) -> None:
+    assert len(script) <= TFLLimits().max_script_chars
+    cpu = time.process_time()
+    result = run(script)
+    assert time.process_time() - cpu < FAST
+    assert result.trace_meta is not None

@@ -28,6 +28,11 @@ class TFLLimits(BaseModel):
     max_depth: int = Field(
         default=64, ge=1, le=200, description="Nesting of expressions, blocks and values (Python's stack is finite)."
     )
-    max_script_chars: int = Field(default=100_000, ge=1, description="Length of the script itself.")
+    max_script_chars: int = Field(
+        default=20_000,
+        ge=1,
+        description="Length of the script. Parsing happens before the clock starts and costs about 20 µs per "
+        "character of dense code, so this bounds it (long string literals are cheap).",
+    )
     max_attachments: int = Field(default=20, ge=0, description="Parts one run may attach to its output.")
     summary_chars: int = Field(default=2_000, ge=40, description="Length of `ConsoleResult.summary_result`.")
