@@ -22,7 +22,6 @@ from tfrobot.schema.message.msg_part import (
     AudioUserMsgPart,
     FileUserMsgPart,
     ImageUserMsgPart,
-    MediaPart,
     MsgPart,
     TextUserMsgPart,
     VideoUserMsgPart,
@@ -386,7 +385,6 @@ def media_parts(value: object) -> list[MsgPart] | None:
 __all__ = [
     "MEDIA_TYPES",
     "Budget",
-    "MediaPart",
     "TDict",
     "TList",
     "ToolResult",
