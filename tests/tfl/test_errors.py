@@ -55,3 +55,21 @@ def test_long_lines_are_shown_as_a_window_with_the_caret_in_place() -> None:
     code, caret = start.excerpt("x = y" + " " * 200 + "z").split("\n")
     assert code.endswith("…")
     assert code[caret.index("^")] == "y"
+
+
+def test_lines_are_counted_as_the_parser_counts_them() -> None:
+    from tests.tfl.conftest import run
+
+    # a form feed and a Unicode line separator are not line breaks for the parser, nor for the excerpt
+    result = run("x = 1\x0c\ny = \u2028 2\r\nz = x +\r\n")
+    assert result.trace_meta is not None
+    error = result.trace_meta["error"]
+    assert isinstance(error, dict)
+    assert error["line"] == 2
+    assert "2 | y = \u2028 2" in result.result
+    result = run("a = 1\r\nb = (a +\r\n")
+    assert result.trace_meta is not None
+    error = result.trace_meta["error"]
+    assert isinstance(error, dict)
+    assert (error["kind"], error["line"], error["column"]) == ("syntax", 2, 9)
+    assert result.result.endswith("2 | b = (a +\n  |         ^")

@@ -89,6 +89,9 @@ def test_blocking_sync_tool_is_cut_off_by_its_time_out() -> None:
         (ToolReturn(call_id="c", result="not json"), "not json"),
         (ToolReturn(call_id="c", result='{"a": [1, 2]}'), '{"a": [1, 2]}'),
         (ToolReturn(call_id="c", result="[1, oops"), "[1, oops"),
+        (ToolReturn(call_id="c", result="[NaN, 1]"), "[NaN, 1]"),
+        (ToolReturn(call_id="c", result="Infinity"), "Infinity"),
+        (ToolReturn(call_id="c", result=" 007 "), " 007 "),
         (ToolResult(value={"n": 1}), '{"n": 1}'),
     ],
 )
@@ -97,6 +100,17 @@ def test_tool_values_become_tfl_values(returned: object, printed: str) -> None:
         return returned
 
     assert with_tool(give, "print(give())").result == printed
+
+
+def test_json_numbers_from_a_tool_return_are_numbers() -> None:
+    def count() -> ToolReturn:
+        return ToolReturn(call_id="c", result="41")
+
+    def ratio() -> ToolReturn:
+        return ToolReturn(call_id="c", result="-0.5e1")
+
+    it = TFLInterpreter([count, ratio])
+    assert it.run("print(count() + 1, ratio() * 2)").result == "42 -10.0"
 
 
 def test_pydantic_models_become_dicts() -> None:

@@ -48,10 +48,10 @@ class TFLError(BaseModel):
 
         A line longer than `width` is shown as a window around the column, so that one huge line (a pasted
         JSON blob) does not flood the console result."""
-        lines = source.splitlines()
+        lines = source.split("\n")  # as the parser counts lines: not splitlines(), which also splits on \f
         if not 1 <= self.line <= len(lines):
             return ""
-        text = lines[self.line - 1].expandtabs(1)
+        text = lines[self.line - 1].removesuffix("\r").expandtabs(1)
         start = max(self.column, 1)
         span = 1
         if self.end_line == self.line and self.end_column is not None and self.end_column > start:

@@ -439,6 +439,13 @@ def _describe(token: Token) -> str:
     return repr(str(token))
 
 
+def _end_of(source: str) -> tuple[int, int]:
+    """Line and column just past the last character of the script, as lark counts them (only "\\n" ends
+    a line; str.splitlines would also split on form feeds and Unicode separators)."""
+    lines = source.rstrip("\r\n").split("\n")
+    return len(lines), len(lines[-1]) + 1
+
+
 def _translate(exc: UnexpectedInput, source: str) -> TFLError:
     """Turn a lark exception into a positioned message that says what TFL expected, and why when we can."""
     line, column = max(exc.line, 0), max(exc.column, 0)  # lark uses -1 for "unknown"
@@ -467,11 +474,9 @@ def _translate(exc: UnexpectedInput, source: str) -> TFLError:
         if token.type not in ("$END", "_NL", "_INDENT", "_DEDENT"):
             end_line, end_column = token.end_line, token.end_column
         if token.type == "$END":
-            lines = source.splitlines() or [""]
-            line, column = len(lines), len(lines[-1]) + 1
+            line, column = _end_of(source)
     elif isinstance(exc, UnexpectedEOF):
-        lines = source.splitlines() or [""]
-        line, column = len(lines), len(lines[-1]) + 1
+        line, column = _end_of(source)
         message = f"unexpected end of script; expected {_readable(set(exc.expected))}"
     else:
         message = str(exc)

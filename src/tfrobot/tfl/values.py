@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -269,12 +270,21 @@ class Budget:
         )
 
 
+_JSON_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+
+
+def _not_json(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _maybe_json(text: str) -> object:
-    """A `ToolReturn.result` is text or JSON text; JSON becomes data the script can index."""
+    """A `ToolReturn.result` is text or JSON text (the Drive renders non-string results as JSON): objects,
+    arrays, numbers, true/false/null become data the script can index and compute with; anything else,
+    including NaN and Infinity, stays text."""
     stripped = text.strip()
-    if stripped[:1] in ("{", "[") or stripped in ("true", "false", "null"):
+    if stripped[:1] in ("{", "[") or stripped in ("true", "false", "null") or _JSON_NUMBER.fullmatch(stripped):
         try:
-            return json.loads(stripped)
+            return json.loads(stripped, parse_constant=_not_json)
         except (ValueError, RecursionError):
             return text
     return text
