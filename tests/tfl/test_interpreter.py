@@ -304,6 +304,12 @@ def test_tool_names_may_not_shadow_builtins() -> None:
     assert set(BUILTINS) >= {"print", "attach", "len", "range"}
 
 
+@pytest.mark.parametrize("name", ["if", "true", "None", "not", "import", "is", "eval"])
+def test_tool_names_must_be_callable_from_a_script(name: str) -> None:
+    with pytest.raises(ValueError, match="no script could call them"):
+        TFLInterpreter({name: lambda: 1})
+
+
 async def test_arun_in_the_event_loop_and_run_from_inside_a_loop() -> None:
     it = interpreter()
     result = await it.arun('print(fetch("x"))')

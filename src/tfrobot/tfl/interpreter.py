@@ -43,7 +43,7 @@ from tfrobot.tfl.nodes import (
     Unary,
     Var,
 )
-from tfrobot.tfl.parser import parse
+from tfrobot.tfl.parser import KEYWORDS, RESERVED, parse
 from tfrobot.tfl.tools import CallableToolRegistry, TFLToolRegistry
 from tfrobot.tfl.values import (
     Budget,
@@ -175,9 +175,13 @@ class TFLInterpreter:
             registry = tools
         else:
             registry = CallableToolRegistry(tools)
-        clash = sorted(set(registry.names()) & set(BUILTINS))
+        names = set(registry.names())
+        clash = sorted(names & set(BUILTINS))
         if clash:
             raise ValueError(f"tool names {clash} shadow TFL builtins; register them under other names")
+        unusable = sorted(n for n in names if n in KEYWORDS or n in RESERVED or not n.isidentifier())
+        if unusable:
+            raise ValueError(f"tool names {unusable} are TFL keywords or not names, so no script could call them")
         self.tools = registry
         self.limits = limits or TFLLimits()
 

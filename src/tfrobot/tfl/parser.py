@@ -151,6 +151,11 @@ RESERVED = frozenset(
 )
 """Python words that TFL does not have. They cannot be names, so that `import os` fails at `import`."""
 
+KEYWORDS = frozenset(
+    "if elif else for in and or not pass true false null True False None".split()  # noqa: SIM905 - readable
+)
+"""TFL's own keywords: no variable or tool can be called this."""
+
 
 def _refuse_reserved(token: Token) -> Token:
     word = str(token)
