@@ -22,8 +22,8 @@ run: $(STAMP) ## Start TFRobot (today: the message-system demo)
 	$(BIN)/tfrobot
 
 lint: $(STAMP) ## ruff check + format check
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests $(wildcard bench)
+	$(BIN)/ruff format --check src tests $(wildcard bench)
 
 typecheck: $(STAMP) ## mypy --strict on src/
 	$(BIN)/mypy --strict src
