@@ -1,7 +1,8 @@
 """TFSAction overhead: a get_list action through the API vs. a plain FastAPI route, same query.
 
 The server runs in a child process (Uvicorn, loopback); this process is the load generator:
-`--concurrency` keep-alive clients hammer one endpoint for `--seconds`, then the other. It prints
+`--concurrency` keep-alive clients load each endpoint for `--seconds` in total, alternating
+`--rounds` slices between the two so that drift affects both alike. It prints
 throughput, p50/p99 latency and the ratios against the targets (throughput >= 85% of the plain
 route, p99 <= 1.2x). Run with `make bench` or `python bench/server.py [--seconds 10]`.
 
@@ -90,7 +91,7 @@ def _p(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
 
 
-async def _measure(base: str, seconds: float, concurrency: int) -> None:
+async def _measure(base: str, seconds: float, concurrency: int, rounds: int) -> None:
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
         api_body = (await client.post("/api/robots/demo/components/memory/actions/aget_docs", json=PAGE)).json()
@@ -99,9 +100,13 @@ async def _measure(base: str, seconds: float, concurrency: int) -> None:
             raise SystemExit("the two endpoints do not return the same data; the comparison would be meaningless")
         for send in ("plain", "api"):
             await _load(client, send, min(1.0, seconds), concurrency)  # warm-up
+        # alternate short slices so that drift on a shared machine hits both endpoints alike
+        latencies: dict[str, list[float]] = {"plain": [], "api": []}
+        for _ in range(rounds):
+            for send in ("plain", "api"):
+                latencies[send] += await _load(client, send, seconds / rounds, concurrency)
         results = {}
-        for send in ("plain", "api"):
-            lat = await _load(client, send, seconds, concurrency)
+        for send, lat in latencies.items():
             results[send] = (len(lat) / seconds, _p(lat, 50), _p(lat, 99))
             rps, p50, p99 = results[send]
             print(f"{send:6} {rps:9.1f} req/s   p50 {p50 * 1000:7.2f} ms   p99 {p99 * 1000:7.2f} ms")
@@ -128,6 +133,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="load duration per endpoint")
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=5, help="alternating slices per endpoint")
     parser.add_argument("--port", type=int, default=8799)
     parser.add_argument("--serve", metavar="DATA_DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -143,7 +149,7 @@ def main() -> None:
         try:
             _wait_ready(base, proc)
             print(f"server pid {proc.pid} on {base}; {args.concurrency} clients, {args.seconds:g} s per endpoint")
-            asyncio.run(_measure(base, args.seconds, args.concurrency))
+            asyncio.run(_measure(base, args.seconds, args.concurrency, args.rounds))
         finally:
             proc.terminate()
             proc.wait(timeout=10)

@@ -52,14 +52,19 @@ def serve(
     ] = None,
 ) -> None:
     """Serve the configured robots (default: the offline demo robot) over HTTP."""
-    settings = load_settings(config)
+    try:
+        settings = load_settings(config)
+        api = create_app(settings)
+    except (OSError, ValueError, TypeError, ImportError) as exc:  # config mistakes: say what, not a traceback
+        _console.print(f"[red]cannot start: {exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
     bind_host, bind_port, notes = plan_bind(settings, host, port)
     for note in notes:
         _console.print(f"[yellow]{note}[/yellow]")
     shown = f"[{bind_host}]" if ":" in bind_host else bind_host
     _console.print(f"TFRobotServer on [bold]http://{shown}:{bind_port}[/bold]  (API docs: /docs)")
     _console.print(f"data: {settings.resolved_database_url()}")
-    uvicorn.run(create_app(settings), host=bind_host, port=bind_port, log_level="info")
+    uvicorn.run(api, host=bind_host, port=bind_port, log_level="info")
 
 
 @app.command()

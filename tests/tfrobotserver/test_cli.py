@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
@@ -44,3 +45,16 @@ def test_demo_runs_the_message_demo() -> None:
     result = runner.invoke(app, ["demo"])
     assert result.exit_code == 0, result.output
     assert "every class intact" in result.output
+
+
+def test_serve_reports_config_mistakes_without_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TFROBOT_NO_SUCH_SECRET", raising=False)
+    (tmp_path / "server.toml").write_text('[[tokens]]\nname = "ci"\nsecret_env = "TFROBOT_NO_SUCH_SECRET"\n')
+    result = runner.invoke(app, ["serve", "--config", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "cannot start: token 'ci'" in result.output
+    assert "Traceback" not in result.output
+    (tmp_path / "server.toml").write_text('robots = ["tfrobotserver.robot.demo:nothing_here"]\n')
+    result = runner.invoke(app, ["serve", "--config", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "did not give a Robot" in result.output
