@@ -8,6 +8,8 @@ into an import-time `ActionProtocolError` naming the action, the schema field an
 3. x-ref names a variable no x-namespace of the component's return schemas provides;
 4. x-namespace on a list/graph container reads per-element fields (seed 7.1);
 5. one variable is bound to different sources by different resources (seed 7.3);
+6. x-ref / x-default / x-fetch in a return schema, or x-namespace / x-actions in a params
+   schema (seed 7.2: each key is read in one place only);
 plus malformed x-namespace entries and JMESPath expressions that do not compile.
 """
 
@@ -112,6 +114,7 @@ def check_component(component: str, actions: Mapping[str, BoundAction]) -> None:
         schema = act.ret_schema
         for path, node in iter_schema_nodes(schema):
             where = f"retSchema{'.' + path if path else ''}"
+            _check_misplaced(qual, where, node, _PARAM_KEYS, "belongs on the action's parameters (seed 7.2)")
             if "x-actions" in node:
                 names = node["x-actions"]
                 if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -140,6 +143,22 @@ def check_component(component: str, actions: Mapping[str, BoundAction]) -> None:
     _check_collisions(component, provided)
     for name, act in actions.items():
         _check_params(component, name, act, actions, provided)
+
+
+_PARAM_KEYS = ("x-ref", "x-default", "x-fetch")
+_RETURN_KEYS = ("x-namespace", "x-actions")
+
+
+def _check_misplaced(qual: str, where: str, node: Mapping[str, Any], keys: tuple[str, ...], home: str) -> None:
+    for key in keys:
+        if key in node:
+            raise ActionProtocolError(
+                action=qual,
+                field=f"{where}.{key}",
+                problem=f"{key} {home}; here the console never reads it",
+                fix=f"move {key} to the {'parameter annotation' if key in _PARAM_KEYS else 'element DTO model_config'}",
+                value=node[key],
+            )
 
 
 def _check_container_var(qual: str, schema: Mapping[str, Any], var: str, expr: str) -> None:
@@ -178,6 +197,9 @@ def _check_params(
 ) -> None:
     qual = f"{component}.{name}"
     schema = act.params_schema
+    for path, node in iter_schema_nodes(schema):
+        where = f"paramsSchema{'.' + path if path else ''}"
+        _check_misplaced(qual, where, node, _RETURN_KEYS, "belongs on the returned element DTO")
     for pname, prop in deref(schema, schema).get("properties", {}).items():
         meta = field_meta(schema, prop)
         where = f"paramsSchema.properties.{pname}"

@@ -261,3 +261,38 @@ def test_malformed_options_and_jmespath_are_refused() -> None:
             @tfs_action(alias=DELETE)
             async def adelete(self, x: Annotated[str, Field(json_schema_extra={"x-default": "]["})]) -> None:
                 return None
+
+
+class RefOnDto(HttpModel):
+    owner: Annotated[str, Field(json_schema_extra={"x-ref": "userId"})]
+
+
+class Filter(HttpModel):
+    text: str
+
+    model_config: ClassVar[ConfigDict] = ConfigDict(json_schema_extra={"x-actions": ["aget_rows"]})
+
+
+def test_x_ref_on_a_dto_field_is_refused() -> None:
+    with pytest.raises(ActionProtocolError) as info:
+
+        class Misplaced(TFSComponent):
+            @tfs_action(alias=ActionAlias(resource="x", resource_op_type="get"))
+            async def aget(self) -> RefOnDto:
+                return RefOnDto(owner="u")
+
+    assert info.value.field == "retSchema.properties.owner.x-ref"
+    assert "seed 7.2" in info.value.problem
+    assert info.value.fix == "move x-ref to the parameter annotation"
+
+
+def test_x_actions_in_a_params_schema_is_refused() -> None:
+    with pytest.raises(ActionProtocolError) as info:
+
+        class Misplaced2(TFSComponent, RowActions):
+            @tfs_action(alias=DELETE)
+            async def adelete(self, where: Filter) -> None:
+                return None
+
+    assert info.value.field == "paramsSchema.$defs.Filter.x-actions"
+    assert info.value.fix == "move x-actions to the element DTO model_config"
