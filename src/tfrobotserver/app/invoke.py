@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.errors import ActionInputError
@@ -92,5 +93,7 @@ async def _call(comp: TFSComponent, bound: BoundAction, kwargs: dict[str, Any], 
         if key not in context:
             raise LookupError(f"parameter {param!r} asks for {key!r}, which this server does not provide")
         kwargs[param] = context[key]
-    result = getattr(comp, bound.name)(**kwargs)
-    return await result if inspect.isawaitable(result) else result
+    method = getattr(comp, bound.name)
+    if inspect.iscoroutinefunction(method):
+        return await method(**kwargs)
+    return await run_in_threadpool(method, **kwargs)  # like FastAPI's sync routes: never block the loop
