@@ -30,6 +30,11 @@ class Exploding(TFSComponent):
     async def aget_boom(self) -> int:
         raise RuntimeError(INTERNAL_DETAIL)
 
+    @tfs_action(alias=ActionAlias(resource="answer", resource_op_type="get"))
+    def get_answer(self, plus: int = 0) -> int:
+        """A sync action that works (run in the threadpool)."""
+        return 42 + plus
+
     @tfs_action(alias=ActionAlias(resource="boom", resource_op_type="get"))
     def get_wrong_type(self) -> int:
         """A sync action whose result does not match its annotation."""

@@ -130,6 +130,11 @@ async def test_prompt_render_and_config(client: httpx.AsyncClient) -> None:
     assert (await call(client, "prompt", "arender", {"variables": {"name": "Ada"}})).json()["text"] == "Hi Ada"
 
 
+async def test_sync_action(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/robots/broken/components/exploding/actions/get_answer", json={"plus": 1})
+    assert (response.status_code, response.json()) == (200, 43)
+
+
 async def test_openapi_docs(client: httpx.AsyncClient) -> None:
     assert (await client.get("/docs")).status_code == 200
     paths = (await client.get("/openapi.json")).json()["paths"]
