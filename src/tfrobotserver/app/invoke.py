@@ -83,7 +83,7 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
     except Exception as exc:
         raise internal_error(exc, where) from None
     try:
-        return bound.return_adapter.dump_json(result, by_alias=True)
+        return bound.return_adapter.dump_json(result, by_alias=True, warnings="error")  # a wrong type is a bug: 500
     except Exception as exc:
         raise internal_error(exc, f"{where} (serializing the result as {bound.return_type!r})") from None
 
