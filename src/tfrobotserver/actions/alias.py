@@ -8,7 +8,7 @@ x-fetch targets and the only actions a read-scoped token may call.
 
 from __future__ import annotations
 
-from typing import Final, Literal, get_args
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -17,8 +17,6 @@ ResourceOpType = Literal["get", "get_one", "get_list", "get_graph", "create", "u
 
 READ_OPS: Final[frozenset[str]] = frozenset({"get", "get_one", "get_list", "get_graph"})
 """Operations without side effects: x-fetch may target them, a read token may call them."""
-
-RESOURCE_OP_TYPES: Final[tuple[str, ...]] = get_args(ResourceOpType)
 
 _REQUIRED_CATEGORY: Final[dict[str, str | None]] = {
     "get_list": "pageable",

@@ -58,6 +58,14 @@ def collect_actions(cls: type) -> dict[str, ActionDecl]:
         for attr, value in vars(klass).items():
             decl = getattr(value, DECL_ATTR, None)
             if isinstance(decl, ActionDecl):
+                if decl.name != attr:
+                    raise ActionProtocolError(
+                        action=f"{klass.__qualname__}.{attr}",
+                        field="name",
+                        problem=f"the action {decl.name!r} is assigned to a second attribute",
+                        fix=f"decorate a method named {attr!r} instead of aliasing {decl.name!r}",
+                        value=attr,
+                    )
                 registry[attr] = decl
         for removed in vars(klass).get(REMOVED_ATTR, ()):
             if removed not in registry:

@@ -219,3 +219,10 @@ def test_missing_annotations_are_refused() -> None:
             @tfs_action(alias=UPDATE)
             async def aupdate(self, *xs: int) -> None:
                 return None
+
+
+def test_an_action_aliased_under_a_second_name_is_refused() -> None:
+    with pytest.raises(ActionProtocolError, match=r"Twice.aget_again', name: the action 'aget_items' is assigned"):
+
+        class Twice(Base):
+            aget_again = ListMixin.aget_items
