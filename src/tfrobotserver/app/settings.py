@@ -79,4 +79,8 @@ def load_settings(config_dir: Path | None) -> ServerSettings:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no {CONFIG_FILE} in the --config directory; create one or drop --config")
     with path.open("rb") as handle:
-        return ServerSettings.model_validate(tomllib.load(handle))
+        settings = ServerSettings.model_validate(tomllib.load(handle))
+    if settings.data_dir is not None and not settings.data_dir.is_absolute():
+        # relative to the file that says it, not to wherever the server happens to be started
+        settings.data_dir = (config_dir / settings.data_dir).resolve()
+    return settings

@@ -38,6 +38,8 @@ def test_server_toml(tmp_path: Path) -> None:
     assert settings.port == 9000
     assert settings.data_dir == Path("/srv/tfrobot")
     assert settings.tokens == [TokenConfig(name="ci", scopes=["read", "write"], secret_env="CI_TOKEN")]
+    (tmp_path / "server.toml").write_text('data_dir = "data"\n', encoding="utf-8")
+    assert load_settings(tmp_path).data_dir == (tmp_path / "data").resolve()
     with pytest.raises(FileNotFoundError, match=r"no server\.toml in the --config directory"):
         load_settings(tmp_path / "missing")
 
