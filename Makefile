@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP) ## Create .venv and install the project with its dev extras
 
-run: $(STAMP) ## Start TFRobot (today: the message-system demo)
-	$(BIN)/tfrobot
+run: $(STAMP) ## Start TFRobotServer with the demo robot (prints the URL; `tfrobot demo` for the message demo)
+	$(BIN)/tfrobot serve
 
 lint: $(STAMP) ## ruff check + format check
 	$(BIN)/ruff check src tests $(wildcard bench)
