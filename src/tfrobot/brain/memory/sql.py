@@ -1,0 +1,428 @@
+"""`SQLMessageStore`: the memory store on SQLite (the embedded default) or PostgreSQL (production).
+
+One SQLAlchemy async implementation for both dialects; they differ only in the upsert construct and connection
+set-up. Guarantees, and how they are kept:
+
+* Accepted = committed. `sync_msgs` returns only after its transaction commits; a failure raises and nothing of
+  that call is kept, nothing before it is touched.
+* Idempotent by `msg_id` (``INSERT … ON CONFLICT (msg_id) DO UPDATE``): syncing a user message again after its
+  trace grew replaces the row but keeps its insertion order, and a write that lost its connection mid-way is
+  simply retried once.
+* Concurrent writers lose nothing: PostgreSQL row locks; on SQLite, WAL, a busy timeout and ``BEGIN IMMEDIATE``
+  for writes (a deferred transaction that upgrades to a write lock can fail at once instead of waiting).
+* A dead pooled connection (server restart, `pg_terminate_backend`) is replaced on checkout (`pool_pre_ping`);
+  a database that is down raises `MemoryStoreUnavailable` naming the URL (password hidden) and the fix.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import platformdirs
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from pydantic import TypeAdapter, ValidationError
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from tfrobot.brain.memory.base import (
+    ConversationInfo,
+    MemoryStoreError,
+    MemoryStoreUnavailable,
+    MessageStore,
+    Page,
+    TailCut,
+    estimate_tokens,
+)
+from tfrobot.brain.memory.tables import conversations, documents, messages
+from tfrobot.schema.message.base import BaseMessage, content_text, now_ms
+from tfrobot.schema.message.conversation.message_dto import Message
+
+__all__ = ["MEMORY_URL_ENV", "SQLMessageStore", "alembic_config", "default_url"]
+
+MEMORY_URL_ENV: Final = "TFROBOT_MEMORY_URL"
+"""Environment variable that overrides the default store URL."""
+
+MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
+
+_MESSAGE: Final[TypeAdapter[BaseMessage]] = TypeAdapter(Message)
+_WRITE: Final = "tfrobot_write"
+_TITLE_CHARS: Final = 80
+_TAIL_CHUNK: Final = 128
+_MIGRATION_LOCK: Final = 0x7466_726F_626F_74  # "tfrobot": serializes concurrent migrate() on one PostgreSQL database
+
+R = TypeVar("R")
+
+
+def default_url() -> str:
+    """`$TFROBOT_MEMORY_URL`, else a SQLite file in the user's data directory (`~/.local/share/tfrobot/` on Linux)."""
+    env = os.environ.get(MEMORY_URL_ENV)
+    if env:
+        return env
+    return f"sqlite+aiosqlite:///{platformdirs.user_data_path('tfrobot') / 'tfrobot.db'}"
+
+
+def _normalize(url: str | URL) -> URL:
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        return parsed.set(drivername="sqlite+aiosqlite")
+    if backend == "postgresql":
+        return parsed.set(drivername="postgresql+asyncpg")
+    raise ValueError(
+        f"memory store URL {parsed.render_as_string(hide_password=True)!r}: unsupported backend {backend!r}; "
+        "use sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user:password@host/db"
+    )
+
+
+def alembic_config(url: str | URL) -> Config:
+    """An Alembic config for the packaged migrations and `url` (no alembic.ini needed)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    rendered = make_url(url).render_as_string(hide_password=False)
+    config.set_main_option("sqlalchemy.url", rendered.replace("%", "%%"))
+    return config
+
+
+def _upgrade(connection: Connection, config: Config) -> None:
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+def _encode_cursor(ts: int, tail: int | str) -> str:
+    return f"{ts}:{tail}"
+
+
+def _decode_cursor(cursor: str) -> tuple[int, str]:
+    ts, sep, tail = cursor.partition(":")
+    if not sep or not ts.lstrip("-").isdigit():
+        raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page, or None")
+    return int(ts), tail
+
+
+def _title(msg: BaseMessage) -> str | None:
+    if msg.role != "user":
+        return None
+    text = " ".join(content_text(msg.content).split())
+    return text[:_TITLE_CHARS] or None
+
+
+class SQLMessageStore(MessageStore):
+    """The SQL memory store. ``await SQLMessageStore.open()`` gives a migrated store on the default SQLite file.
+
+    `url`: ``sqlite+aiosqlite:///file.db`` (parent directories are created) or
+    ``postgresql+asyncpg://user:password@host:5432/db`` (plain ``sqlite://`` / ``postgresql://`` are given the
+    async driver). `busy_timeout` (seconds) is how long a SQLite writer waits for another.
+    """
+
+    def __init__(self, url: str | URL | None = None, *, busy_timeout: float = 30.0, echo: bool = False) -> None:
+        self.url = _normalize(url if url is not None else default_url())
+        self.dialect = self.url.get_backend_name()
+        self._busy_ms = int(busy_timeout * 1000)
+        if self.dialect == "sqlite":
+            if self.url.database and self.url.database != ":memory:":
+                Path(self.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            engine = create_async_engine(
+                self.url, echo=echo, pool_pre_ping=True, connect_args={"timeout": busy_timeout}
+            )
+            sa.event.listen(engine.sync_engine, "connect", self._sqlite_connect)
+            sa.event.listen(engine.sync_engine, "begin", _sqlite_begin)
+        else:
+            engine = create_async_engine(self.url, echo=echo, pool_pre_ping=True)
+        self._engine: AsyncEngine = engine
+        self._writer: AsyncEngine = engine.execution_options(**{_WRITE: True})
+        self._insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
+
+    @classmethod
+    async def open(cls, url: str | URL | None = None, **kwargs: Any) -> SQLMessageStore:
+        """Create the store and bring its schema to the newest revision (`migrate`)."""
+        store = cls(url, **kwargs)
+        await store.migrate()
+        return store
+
+    def __repr__(self) -> str:
+        return f"SQLMessageStore({self.safe_url!r})"
+
+    @property
+    def safe_url(self) -> str:
+        """The URL with its password masked: safe for logs and error messages."""
+        return self.url.render_as_string(hide_password=True)
+
+    def _sqlite_connect(self, dbapi_connection: Any, _record: object) -> None:
+        # The driver's own implicit BEGIN is switched off: `_sqlite_begin` issues the right kind.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    async def migrate(self) -> None:
+        """Run ``alembic upgrade head`` with the packaged migrations (safe to call from several workers at once)."""
+
+        async def work(conn: AsyncConnection) -> None:
+            if self.dialect == "postgresql":
+                await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+            await conn.run_sync(_upgrade, alembic_config(self.url))
+
+        await self._write(work)
+
+    async def aclose(self) -> None:
+        await self._engine.dispose()
+
+    # -- errors and transactions -------------------------------------------------------------------------
+
+    def _unavailable(self, exc: BaseException) -> MemoryStoreError:
+        cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0] if str(exc) else type(exc).__name__
+        if "no such table" in cause or ("relation" in cause and "does not exist" in cause):
+            return MemoryStoreError(
+                f"memory store {self.safe_url} has no schema ({cause}). Fix: `await store.migrate()` once "
+                "(or open it with `await SQLMessageStore.open(url)`)."
+            )
+        if self.dialect == "sqlite":
+            fix = (
+                f"check that {self.url.database} is a writable file path; if another process holds the database "
+                "longer than the busy timeout, raise SQLMessageStore(busy_timeout=…)"
+            )
+        else:
+            fix = (
+                f"check that PostgreSQL is running and reachable at {self.url.host}:{self.url.port or 5432}, that "
+                f"database {self.url.database!r} exists and the credentials are right, or set ${MEMORY_URL_ENV}"
+            )
+        return MemoryStoreUnavailable(f"memory store {self.safe_url} is unavailable: {cause}. Fix: {fix}.")
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        try:
+            async with self._engine.connect() as conn:
+                yield conn
+        except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.ProgrammingError, OSError) as exc:
+            raise self._unavailable(exc) from exc
+
+    async def _write(self, work: Callable[[AsyncConnection], Awaitable[R]]) -> R:
+        """Run `work` in one committed transaction; retried once if the connection died (writes are idempotent)."""
+        for attempt in (1, 2):
+            try:
+                async with self._writer.begin() as conn:
+                    return await work(conn)
+            except sa.exc.DBAPIError as exc:
+                if exc.connection_invalidated and attempt == 1:
+                    continue
+                if isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError | sa.exc.ProgrammingError):
+                    raise self._unavailable(exc) from exc
+                raise
+            except OSError as exc:
+                raise self._unavailable(exc) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- writes -----------------------------------------------------------------------------------------
+
+    async def sync_msgs(self, msgs: Sequence[BaseMessage]) -> None:
+        if not msgs:
+            return
+        rows: dict[str, dict[str, Any]] = {}
+        heads: dict[str, str | None] = {}
+        for msg in msgs:
+            if not msg.conversation_id:
+                raise ValueError(
+                    f"sync_msg: message {msg.msg_id} ({msg.role}) has no conversation_id; set "
+                    "msg.conversation_id before syncing it, so recall() can find it"
+                )
+            payload = msg.model_dump_json()
+            rows.pop(msg.msg_id, None)  # the last version of a msg_id wins, in its last position
+            rows[msg.msg_id] = {
+                "msg_id": msg.msg_id,
+                "conversation_id": msg.conversation_id,
+                "role": msg.role,
+                "msg_type": getattr(msg, "msg_type", None),
+                "create_ts": msg.create_ts,
+                "tokens": estimate_tokens(payload),
+                "payload": payload,
+            }
+            if heads.get(msg.conversation_id) is None:
+                heads[msg.conversation_id] = _title(msg)
+        ts = now_ms()
+        conv_rows = [
+            {"conversation_id": cid, "title": heads[cid], "created_ts": ts, "updated_ts": ts} for cid in sorted(heads)
+        ]
+        conv_insert = self._insert(conversations)
+        conv_stmt = conv_insert.on_conflict_do_update(
+            index_elements=[conversations.c.conversation_id],
+            set_={
+                "updated_ts": sa.func.greatest(conversations.c.updated_ts, conv_insert.excluded.updated_ts)
+                if self.dialect == "postgresql"
+                else sa.func.max(conversations.c.updated_ts, conv_insert.excluded.updated_ts),
+                "title": sa.func.coalesce(conversations.c.title, conv_insert.excluded.title),
+            },
+        )
+        msg_insert = self._insert(messages)
+        msg_stmt = msg_insert.on_conflict_do_update(
+            index_elements=[messages.c.msg_id],
+            set_={
+                name: msg_insert.excluded[name]
+                for name in ("conversation_id", "role", "msg_type", "create_ts", "tokens", "payload")
+            },
+        )
+
+        async def work(conn: AsyncConnection) -> None:
+            await conn.execute(conv_stmt, conv_rows)
+            await conn.execute(msg_stmt, list(rows.values()))
+
+        await self._write(work)
+
+    async def delete_conversation(self, conversation_id: str) -> int:
+        async def work(conn: AsyncConnection) -> int:
+            deleted = await conn.execute(sa.delete(messages).where(messages.c.conversation_id == conversation_id))
+            await conn.execute(sa.delete(conversations).where(conversations.c.conversation_id == conversation_id))
+            return deleted.rowcount
+
+        return await self._write(work)
+
+    async def put_document(self, kind: str, key: str, payload: str) -> None:
+        """Insert or replace a JSON document (the `DocumentStore` protocol of `tfrobot.schema.saver_loader`)."""
+        insert = self._insert(documents)
+        stmt = insert.on_conflict_do_update(
+            index_elements=[documents.c.kind, documents.c.key],
+            set_={"payload": insert.excluded.payload, "updated_ts": insert.excluded.updated_ts},
+        )
+
+        async def work(conn: AsyncConnection) -> None:
+            await conn.execute(stmt, {"kind": kind, "key": key, "payload": payload, "updated_ts": now_ms()})
+
+        await self._write(work)
+
+    # -- reads ------------------------------------------------------------------------------------------
+
+    async def get_document(self, kind: str, key: str) -> str | None:
+        """The JSON text of a document, or None."""
+        query = sa.select(documents.c.payload).where(documents.c.kind == kind, documents.c.key == key)
+        async with self._read() as conn:
+            return (await conn.execute(query)).scalar_one_or_none()
+
+    def _decode(self, conversation_id: str, msg_id: str, payload: str) -> BaseMessage:
+        try:
+            return _MESSAGE.validate_json(payload)
+        except ValidationError as exc:
+            raise MemoryStoreError(
+                f"memory store {self.safe_url}: stored message {msg_id} of conversation {conversation_id!r} does "
+                f"not validate ({exc.error_count()} errors):\n{exc}\nFix: read it with the TFRobot version that "
+                "wrote it, or delete the row."
+            ) from exc
+
+    async def recall_json(
+        self, conversation_id: str, *, last_turns: int | None = None, token_budget: int | None = None
+    ) -> list[tuple[str, str]]:
+        """What `recall` returns, as stored: `(msg_id, JSON text)` pairs, undecoded (export, measurement)."""
+        cut = TailCut(last_turns, token_budget)
+        in_conv = messages.c.conversation_id == conversation_id
+        async with self._read() as conn:
+            bounds: list[sa.ColumnElement[bool]] = []
+            if last_turns is not None or token_budget is not None:
+                tail = await self._tail_bounds(conn, in_conv, cut)
+                if tail is None:
+                    return []
+                bounds = tail
+            query = (
+                sa.select(messages.c.msg_id, messages.c.payload)
+                .where(in_conv, *bounds)
+                .order_by(messages.c.create_ts, messages.c.id)
+            )
+            return [(row.msg_id, row.payload) for row in await conn.execute(query)]
+
+    async def recall(
+        self, conversation_id: str, *, last_turns: int | None = None, token_budget: int | None = None
+    ) -> list[BaseMessage]:
+        stored = await self.recall_json(conversation_id, last_turns=last_turns, token_budget=token_budget)
+        return [self._decode(conversation_id, msg_id, payload) for msg_id, payload in stored]
+
+    async def _tail_bounds(
+        self, conn: AsyncConnection, in_conv: sa.ColumnElement[bool], cut: TailCut
+    ) -> list[sa.ColumnElement[bool]] | None:
+        """Walk the conversation newest first on narrow rows (no payload), in chunks, feeding `cut`.
+
+        Returns the `(create_ts, id)` range of the kept messages, or None when none is kept. The upper bound
+        is the newest row seen, so a message synced meanwhile does not slip into the result unmeasured.
+        """
+        key = sa.tuple_(messages.c.create_ts, messages.c.id)
+        newest: tuple[int, int] | None = None
+        oldest_kept: tuple[int, int] | None = None
+        seen: tuple[int, int] | None = None
+        while not cut.done:
+            query = (
+                sa.select(messages.c.create_ts, messages.c.id, messages.c.role, messages.c.tokens)
+                .where(in_conv, *([key < seen] if seen else []))
+                .order_by(messages.c.create_ts.desc(), messages.c.id.desc())
+                .limit(_TAIL_CHUNK)
+            )
+            rows = (await conn.execute(query)).all()
+            for row in rows:
+                seen = (row.create_ts, row.id)
+                newest = newest or seen
+                kept = cut.kept
+                cut.feed(row.role, row.tokens)
+                if cut.kept != kept:
+                    oldest_kept = seen
+                if cut.done:
+                    break
+            else:
+                if len(rows) < _TAIL_CHUNK:
+                    kept = cut.kept
+                    if cut.finish() != kept:
+                        oldest_kept = seen
+                    break
+        if newest is None or oldest_kept is None:
+            return None
+        return [key >= oldest_kept, key <= newest]
+
+    async def get_messages(
+        self, conversation_id: str, cursor: str | None = None, limit: int = 100
+    ) -> Page[BaseMessage]:
+        key = sa.tuple_(messages.c.create_ts, messages.c.id)
+        query = sa.select(messages.c.create_ts, messages.c.id, messages.c.msg_id, messages.c.payload).where(
+            messages.c.conversation_id == conversation_id
+        )
+        if cursor is not None:
+            ts, tail = _decode_cursor(cursor)
+            if not tail.isdigit():
+                raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page")
+            query = query.where(key > (ts, int(tail)))
+        query = query.order_by(messages.c.create_ts, messages.c.id).limit(_page_limit(limit) + 1)
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        items = [self._decode(conversation_id, row.msg_id, row.payload) for row in rows]
+        next_cursor = _encode_cursor(rows[-1].create_ts, rows[-1].id) if more else None
+        return Page(items, next_cursor)
+
+    async def list_conversations(self, cursor: str | None = None, limit: int = 50) -> Page[ConversationInfo]:
+        c = conversations.c
+        query = sa.select(c.conversation_id, c.title, c.created_ts, c.updated_ts)
+        if cursor is not None:
+            ts, conversation_id = _decode_cursor(cursor)
+            query = query.where(sa.tuple_(c.updated_ts, c.conversation_id) < (ts, conversation_id))
+        query = query.order_by(c.updated_ts.desc(), c.conversation_id.desc()).limit(_page_limit(limit) + 1)
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        more = len(rows) > limit
+        items = [ConversationInfo.model_validate(row._asdict()) for row in rows[:limit]]
+        next_cursor = _encode_cursor(items[-1].updated_ts, items[-1].conversation_id) if more else None
+        return Page(items, next_cursor)
+
+
+def _page_limit(limit: int) -> int:
+    if limit < 1:
+        raise ValueError(f"page limit {limit} must be at least 1")
+    return limit
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    """Writes take SQLite's write lock up front (then wait up to the busy timeout); reads stay deferred."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_WRITE) else "BEGIN")
