@@ -16,7 +16,9 @@ set-up. Guarantees, and how they are kept:
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -91,6 +93,45 @@ def alembic_config(url: str | URL) -> Config:
     return config
 
 
+def _create_engine(url: URL, busy_timeout: float, **kwargs: Any) -> AsyncEngine:
+    """An async engine for `url`; on SQLite with WAL, the busy timeout and our own BEGIN (see `_sqlite_begin`)."""
+    if url.get_backend_name() != "sqlite":
+        return create_async_engine(url, **kwargs)
+    engine = create_async_engine(url, connect_args={"timeout": busy_timeout}, **kwargs)
+
+    def on_connect(dbapi_connection: Any, _record: object) -> None:
+        # The driver's own implicit BEGIN is switched off: `_sqlite_begin` issues the right kind.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    sa.event.listen(engine.sync_engine, "connect", on_connect)
+    sa.event.listen(engine.sync_engine, "begin", _sqlite_begin)
+    return engine
+
+
+_ALEMBIC_LOCK: Final = threading.Lock()
+
+
+def _migrate_blocking(url: URL, busy_timeout: float) -> None:
+    with _ALEMBIC_LOCK:
+        asyncio.run(_migrate(url, busy_timeout))
+
+
+async def _migrate(url: URL, busy_timeout: float) -> None:
+    engine = _create_engine(url, busy_timeout, poolclass=sa.pool.NullPool)
+    try:
+        async with engine.execution_options(**{_WRITE: True}).begin() as conn:
+            if url.get_backend_name() == "postgresql":
+                await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+            await conn.run_sync(_upgrade, alembic_config(url))
+    finally:
+        await engine.dispose()
+
+
 def _upgrade(connection: Connection, config: Config) -> None:
     config.attributes["connection"] = connection
     command.upgrade(config, "head")
@@ -125,19 +166,11 @@ class SQLMessageStore(MessageStore):
     def __init__(self, url: str | URL | None = None, *, busy_timeout: float = 30.0, echo: bool = False) -> None:
         self.url = _normalize(url if url is not None else default_url())
         self.dialect = self.url.get_backend_name()
-        self._busy_ms = int(busy_timeout * 1000)
-        if self.dialect == "sqlite":
-            if self.url.database and self.url.database != ":memory:":
-                Path(self.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            engine = create_async_engine(
-                self.url, echo=echo, pool_pre_ping=True, connect_args={"timeout": busy_timeout}
-            )
-            sa.event.listen(engine.sync_engine, "connect", self._sqlite_connect)
-            sa.event.listen(engine.sync_engine, "begin", _sqlite_begin)
-        else:
-            engine = create_async_engine(self.url, echo=echo, pool_pre_ping=True)
-        self._engine: AsyncEngine = engine
-        self._writer: AsyncEngine = engine.execution_options(**{_WRITE: True})
+        self._busy_timeout = busy_timeout
+        if self.dialect == "sqlite" and self.url.database and self.url.database != ":memory:":
+            Path(self.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        self._engine = _create_engine(self.url, busy_timeout, echo=echo, pool_pre_ping=True)
+        self._writer: AsyncEngine = self._engine.execution_options(**{_WRITE: True})
         self._insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
 
     @classmethod
@@ -155,29 +188,29 @@ class SQLMessageStore(MessageStore):
         """The URL with its password masked: safe for logs and error messages."""
         return self.url.render_as_string(hide_password=True)
 
-    def _sqlite_connect(self, dbapi_connection: Any, _record: object) -> None:
-        # The driver's own implicit BEGIN is switched off: `_sqlite_begin` issues the right kind.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={self._busy_ms}")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
-
     async def migrate(self) -> None:
-        """Run ``alembic upgrade head`` with the packaged migrations (safe to call from several workers at once)."""
+        """Run ``alembic upgrade head`` with the packaged migrations (safe from several workers at once).
 
-        async def work(conn: AsyncConnection) -> None:
-            if self.dialect == "postgresql":
-                await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
-            await conn.run_sync(_upgrade, alembic_config(self.url))
-
-        await self._write(work)
+        Alembic keeps its migration context in module globals, so two upgrades interleaved on one event loop
+        would corrupt each other: each runs in a worker thread, one at a time per process, on its own engine.
+        Across processes, PostgreSQL's advisory lock and SQLite's write lock serialize them.
+        """
+        try:
+            await asyncio.to_thread(_migrate_blocking, self.url, self._busy_timeout)
+        except (sa.exc.DBAPIError, OSError) as exc:
+            raise self._translate(exc) from exc
 
     async def aclose(self) -> None:
         await self._engine.dispose()
 
     # -- errors and transactions -------------------------------------------------------------------------
+
+    def _translate(self, exc: sa.exc.DBAPIError | OSError) -> Exception:
+        """The error to raise for a failed database call: ours for connection and schema trouble, else as is."""
+        lost = isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
+        if lost or isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError | sa.exc.ProgrammingError):
+            return self._unavailable(exc)
+        return exc
 
     def _unavailable(self, exc: BaseException) -> MemoryStoreError:
         cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0] if str(exc) else type(exc).__name__
@@ -203,8 +236,8 @@ class SQLMessageStore(MessageStore):
         try:
             async with self._engine.connect() as conn:
                 yield conn
-        except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.ProgrammingError, OSError) as exc:
-            raise self._unavailable(exc) from exc
+        except (sa.exc.DBAPIError, OSError) as exc:
+            raise self._translate(exc) from exc
 
     async def _write(self, work: Callable[[AsyncConnection], Awaitable[R]]) -> R:
         """Run `work` in one committed transaction; retried once if the connection died (writes are idempotent)."""
@@ -212,14 +245,10 @@ class SQLMessageStore(MessageStore):
             try:
                 async with self._writer.begin() as conn:
                     return await work(conn)
-            except sa.exc.DBAPIError as exc:
-                if exc.connection_invalidated and attempt == 1:
+            except (sa.exc.DBAPIError, OSError) as exc:
+                if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated and attempt == 1:
                     continue
-                if isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError | sa.exc.ProgrammingError):
-                    raise self._unavailable(exc) from exc
-                raise
-            except OSError as exc:
-                raise self._unavailable(exc) from exc
+                raise self._translate(exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     # -- writes -----------------------------------------------------------------------------------------
