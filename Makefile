@@ -33,8 +33,8 @@ pytest: $(STAMP) ## The test suite only
 
 test: lint typecheck pytest ## Everything CI runs
 
-bench: $(STAMP) ## Benchmarks against peers (prints ratios)
-	$(BIN)/python bench/messages.py
+bench: $(STAMP) ## Benchmarks: runs every bench/*.py (needs PostgreSQL for bench/memory.py)
+	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

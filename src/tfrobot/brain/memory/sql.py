@@ -10,8 +10,9 @@ set-up. Guarantees, and how they are kept:
   simply retried once.
 * Concurrent writers lose nothing: PostgreSQL row locks; on SQLite, WAL, a busy timeout and ``BEGIN IMMEDIATE``
   for writes (a deferred transaction that upgrades to a write lock can fail at once instead of waiting).
-* A dead pooled connection (server restart, `pg_terminate_backend`) is replaced on checkout (`pool_pre_ping`);
-  a database that is down raises `MemoryStoreUnavailable` naming the URL (password hidden) and the fix.
+* A dead pooled connection (server restart, `pg_terminate_backend`) is detected on use, the pool recycled and
+  the call retried once on a fresh connection (see `_run`); a database that is down raises
+  `MemoryStoreUnavailable` naming the URL (password hidden) and the fix.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -57,7 +57,6 @@ MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
 _MESSAGE: Final[TypeAdapter[BaseMessage]] = TypeAdapter(Message)
 _WRITE: Final = "tfrobot_write"
 _TITLE_CHARS: Final = 80
-_TAIL_CHUNK: Final = 128
 _MIGRATION_LOCK: Final = 0x7466_726F_626F_74  # "tfrobot": serializes concurrent migrate() on one PostgreSQL database
 
 R = TypeVar("R")
@@ -169,8 +168,15 @@ class SQLMessageStore(MessageStore):
         self._busy_timeout = busy_timeout
         if self.dialect == "sqlite" and self.url.database and self.url.database != ":memory:":
             Path(self.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self._engine = _create_engine(self.url, busy_timeout, echo=echo, pool_pre_ping=True)
+        self._engine = _create_engine(self.url, busy_timeout, echo=echo)
         self._writer: AsyncEngine = self._engine.execution_options(**{_WRITE: True})
+        # PostgreSQL reads are single statements (or keyset chunks): autocommit spares BEGIN and ROLLBACK.
+        # SQLite reads keep a deferred transaction, which costs no round trip there.
+        self._reader: AsyncEngine = (
+            self._engine.execution_options(isolation_level="AUTOCOMMIT")
+            if self.dialect == "postgresql"
+            else self._engine
+        )
         self._insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
 
     @classmethod
@@ -231,19 +237,20 @@ class SQLMessageStore(MessageStore):
             )
         return MemoryStoreUnavailable(f"memory store {self.safe_url} is unavailable: {cause}. Fix: {fix}.")
 
-    @asynccontextmanager
-    async def _read(self) -> AsyncIterator[AsyncConnection]:
-        try:
-            async with self._engine.connect() as conn:
-                yield conn
-        except (sa.exc.DBAPIError, OSError) as exc:
-            raise self._translate(exc) from exc
+    async def _run(self, work: Callable[[AsyncConnection], Awaitable[R]], *, write: bool = False) -> R:
+        """Run `work` on a pooled connection — in one committed transaction when `write` — and translate errors.
 
-    async def _write(self, work: Callable[[AsyncConnection], Awaitable[R]]) -> R:
-        """Run `work` in one committed transaction; retried once if the connection died (writes are idempotent)."""
+        A connection found dead (server restart, `pg_terminate_backend`) makes SQLAlchemy recycle the pool;
+        the work is then retried once on a fresh connection. That is safe: reads change nothing and writes are
+        idempotent upserts, even when the first attempt's COMMIT did reach the server. It also spares every
+        call the extra round trip a pre-ping costs.
+        """
         for attempt in (1, 2):
             try:
-                async with self._writer.begin() as conn:
+                if write:
+                    async with self._writer.begin() as conn:
+                        return await work(conn)
+                async with self._reader.connect() as conn:
                     return await work(conn)
             except (sa.exc.DBAPIError, OSError) as exc:
                 if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated and attempt == 1:
@@ -304,7 +311,7 @@ class SQLMessageStore(MessageStore):
             await conn.execute(conv_stmt, conv_rows)
             await conn.execute(msg_stmt, list(rows.values()))
 
-        await self._write(work)
+        await self._run(work, write=True)
 
     async def delete_conversation(self, conversation_id: str) -> int:
         async def work(conn: AsyncConnection) -> int:
@@ -312,7 +319,7 @@ class SQLMessageStore(MessageStore):
             await conn.execute(sa.delete(conversations).where(conversations.c.conversation_id == conversation_id))
             return deleted.rowcount
 
-        return await self._write(work)
+        return await self._run(work, write=True)
 
     async def put_document(self, kind: str, key: str, payload: str) -> None:
         """Insert or replace a JSON document (the `DocumentStore` protocol of `tfrobot.schema.saver_loader`)."""
@@ -325,15 +332,21 @@ class SQLMessageStore(MessageStore):
         async def work(conn: AsyncConnection) -> None:
             await conn.execute(stmt, {"kind": kind, "key": key, "payload": payload, "updated_ts": now_ms()})
 
-        await self._write(work)
+        await self._run(work, write=True)
 
     # -- reads ------------------------------------------------------------------------------------------
 
+    async def _fetch(self, query: sa.Select[Any]) -> Sequence[sa.Row[Any]]:
+        async def work(conn: AsyncConnection) -> Sequence[sa.Row[Any]]:
+            rows: Sequence[sa.Row[Any]] = (await conn.execute(query)).all()
+            return rows
+
+        return await self._run(work)
+
     async def get_document(self, kind: str, key: str) -> str | None:
         """The JSON text of a document, or None."""
-        query = sa.select(documents.c.payload).where(documents.c.kind == kind, documents.c.key == key)
-        async with self._read() as conn:
-            return (await conn.execute(query)).scalar_one_or_none()
+        rows = await self._fetch(sa.select(documents.c.payload).where(documents.c.kind == kind, documents.c.key == key))
+        return str(rows[0].payload) if rows else None
 
     def _decode(self, conversation_id: str, msg_id: str, payload: str) -> BaseMessage:
         try:
@@ -345,90 +358,67 @@ class SQLMessageStore(MessageStore):
                 "wrote it, or delete the row."
             ) from exc
 
-    async def recall_json(
-        self, conversation_id: str, *, last_turns: int | None = None, token_budget: int | None = None
-    ) -> list[tuple[str, str]]:
-        """What `recall` returns, as stored: `(msg_id, JSON text)` pairs, undecoded (export, measurement)."""
-        cut = TailCut(last_turns, token_budget)
-        in_conv = messages.c.conversation_id == conversation_id
-        async with self._read() as conn:
-            bounds: list[sa.ColumnElement[bool]] = []
-            if last_turns is not None or token_budget is not None:
-                tail = await self._tail_bounds(conn, in_conv, cut)
-                if tail is None:
-                    return []
-                bounds = tail
-            query = (
-                sa.select(messages.c.msg_id, messages.c.payload)
-                .where(in_conv, *bounds)
-                .order_by(messages.c.create_ts, messages.c.id)
-            )
-            return [(row.msg_id, row.payload) for row in await conn.execute(query)]
-
     async def recall(
         self, conversation_id: str, *, last_turns: int | None = None, token_budget: int | None = None
     ) -> list[BaseMessage]:
         stored = await self.recall_json(conversation_id, last_turns=last_turns, token_budget=token_budget)
         return [self._decode(conversation_id, msg_id, payload) for msg_id, payload in stored]
 
-    async def _tail_bounds(
-        self, conn: AsyncConnection, in_conv: sa.ColumnElement[bool], cut: TailCut
-    ) -> list[sa.ColumnElement[bool]] | None:
-        """Walk the conversation newest first on narrow rows (no payload), in chunks, feeding `cut`.
+    async def recall_json(
+        self, conversation_id: str, *, last_turns: int | None = None, token_budget: int | None = None
+    ) -> list[tuple[str, str]]:
+        """What `recall` returns, as stored: `(msg_id, JSON text)` pairs, undecoded (export, measurement).
 
-        Returns the `(create_ts, id)` range of the kept messages, or None when none is kept. The upper bound
-        is the newest row seen, so a message synced meanwhile does not slip into the result unmeasured.
+        With a limit, the conversation is read newest first through the `(conversation_id, create_ts, id)`
+        index in chunks sized to the request (``2 * last_turns + 2`` rows: a turn is usually a question and
+        an answer), doubling when a turn has more replies; one query in the common case.
         """
-        key = sa.tuple_(messages.c.create_ts, messages.c.id)
-        newest: tuple[int, int] | None = None
-        oldest_kept: tuple[int, int] | None = None
-        seen: tuple[int, int] | None = None
-        while not cut.done:
-            query = (
-                sa.select(messages.c.create_ts, messages.c.id, messages.c.role, messages.c.tokens)
-                .where(in_conv, *([key < seen] if seen else []))
-                .order_by(messages.c.create_ts.desc(), messages.c.id.desc())
-                .limit(_TAIL_CHUNK)
-            )
-            rows = (await conn.execute(query)).all()
-            for row in rows:
-                seen = (row.create_ts, row.id)
-                newest = newest or seen
-                kept = cut.kept
-                cut.feed(row.role, row.tokens)
-                if cut.kept != kept:
-                    oldest_kept = seen
-                if cut.done:
-                    break
-            else:
-                if len(rows) < _TAIL_CHUNK:
-                    kept = cut.kept
-                    if cut.finish() != kept:
-                        oldest_kept = seen
-                    break
-        if newest is None or oldest_kept is None:
-            return None
-        return [key >= oldest_kept, key <= newest]
+        m = messages.c
+        in_conv = m.conversation_id == conversation_id
+        if last_turns is None and token_budget is None:
+            rows = await self._fetch(sa.select(m.msg_id, m.payload).where(in_conv).order_by(m.create_ts, m.id))
+            return [(row.msg_id, row.payload) for row in rows]
+        cut = TailCut(last_turns, token_budget)
+        if cut.done:
+            return []
+        key = sa.tuple_(m.create_ts, m.id)
+        newest_first = (m.create_ts.desc(), m.id.desc())
+
+        async def work(conn: AsyncConnection) -> list[tuple[str, str]]:
+            fed: list[tuple[str, str]] = []
+            chunk = 2 * last_turns + 2 if last_turns is not None else 64
+            before: list[sa.ColumnElement[bool]] = []
+            while not cut.done:
+                query = sa.select(m.create_ts, m.id, m.role, m.tokens, m.msg_id, m.payload)
+                rows = (await conn.execute(query.where(in_conv, *before).order_by(*newest_first).limit(chunk))).all()
+                for row in rows:
+                    fed.append((row.msg_id, row.payload))
+                    if cut.feed(row.role, row.tokens):
+                        break
+                else:
+                    if len(rows) < chunk:
+                        cut.finish()
+                        break
+                    before = [key < (rows[-1].create_ts, rows[-1].id)]
+                    chunk *= 2
+            return fed[: cut.kept][::-1]
+
+        return await self._run(work)
 
     async def get_messages(
         self, conversation_id: str, cursor: str | None = None, limit: int = 100
     ) -> Page[BaseMessage]:
-        key = sa.tuple_(messages.c.create_ts, messages.c.id)
-        query = sa.select(messages.c.create_ts, messages.c.id, messages.c.msg_id, messages.c.payload).where(
-            messages.c.conversation_id == conversation_id
-        )
+        m = messages.c
+        query = sa.select(m.create_ts, m.id, m.msg_id, m.payload).where(m.conversation_id == conversation_id)
         if cursor is not None:
             ts, tail = _decode_cursor(cursor)
             if not tail.isdigit():
                 raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page")
-            query = query.where(key > (ts, int(tail)))
-        query = query.order_by(messages.c.create_ts, messages.c.id).limit(_page_limit(limit) + 1)
-        async with self._read() as conn:
-            rows = (await conn.execute(query)).all()
-        more = len(rows) > limit
-        rows = rows[:limit]
-        items = [self._decode(conversation_id, row.msg_id, row.payload) for row in rows]
-        next_cursor = _encode_cursor(rows[-1].create_ts, rows[-1].id) if more else None
+            query = query.where(sa.tuple_(m.create_ts, m.id) > (ts, int(tail)))
+        rows = await self._fetch(query.order_by(m.create_ts, m.id).limit(_page_limit(limit) + 1))
+        page = rows[:limit]
+        items = [self._decode(conversation_id, row.msg_id, row.payload) for row in page]
+        next_cursor = _encode_cursor(page[-1].create_ts, page[-1].id) if len(rows) > limit else None
         return Page(items, next_cursor)
 
     async def list_conversations(self, cursor: str | None = None, limit: int = 50) -> Page[ConversationInfo]:
@@ -437,12 +427,11 @@ class SQLMessageStore(MessageStore):
         if cursor is not None:
             ts, conversation_id = _decode_cursor(cursor)
             query = query.where(sa.tuple_(c.updated_ts, c.conversation_id) < (ts, conversation_id))
-        query = query.order_by(c.updated_ts.desc(), c.conversation_id.desc()).limit(_page_limit(limit) + 1)
-        async with self._read() as conn:
-            rows = (await conn.execute(query)).all()
-        more = len(rows) > limit
+        rows = await self._fetch(
+            query.order_by(c.updated_ts.desc(), c.conversation_id.desc()).limit(_page_limit(limit) + 1)
+        )
         items = [ConversationInfo.model_validate(row._asdict()) for row in rows[:limit]]
-        next_cursor = _encode_cursor(items[-1].updated_ts, items[-1].conversation_id) if more else None
+        next_cursor = _encode_cursor(items[-1].updated_ts, items[-1].conversation_id) if len(rows) > limit else None
         return Page(items, next_cursor)
 
 
