@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from tests.brain.memory.conftest import reply, trace_turn
 from tests.schema.message.conftest import every_message
-from tfrobot.brain.memory import SQLMessageStore, estimate_tokens
+from tfrobot.brain.memory import MemoryStoreError, SQLMessageStore, estimate_tokens
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
 
 
@@ -203,3 +203,15 @@ async def test_delete_conversation(store: SQLMessageStore) -> None:
     assert [c.conversation_id for c in (await store.list_conversations()).items] == ["other"]
     assert len(await store.recall("other")) == 1
     assert await store.delete_conversation("t") == 0
+
+
+async def test_a_corrupt_row_names_message_conversation_and_fix(store: SQLMessageStore) -> None:
+    turn = trace_turn("c")
+    await store.sync_msg(turn)
+    async with store._engine.begin() as conn:
+        await conn.execute(
+            sa.text("UPDATE messages SET payload = :bad WHERE msg_id = :id"),
+            {"bad": '{"role": "user", "msg_type": "text", "content": {"no": "text"}}', "id": turn.msg_id},
+        )
+    with pytest.raises(MemoryStoreError, match=rf"(?s)stored message {turn.msg_id} of conversation 'c'.*Fix:"):
+        await store.recall("c")

@@ -213,18 +213,16 @@ class SQLMessageStore(MessageStore):
 
     def _translate(self, exc: sa.exc.DBAPIError | OSError) -> Exception:
         """The error to raise for a failed database call: ours for connection and schema trouble, else as is."""
-        lost = isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
-        if lost or isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError | sa.exc.ProgrammingError):
-            return self._unavailable(exc)
-        return exc
-
-    def _unavailable(self, exc: BaseException) -> MemoryStoreError:
-        cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0] if str(exc) else type(exc).__name__
+        orig = getattr(exc, "orig", None) or exc
+        cause = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
         if "no such table" in cause or ("relation" in cause and "does not exist" in cause):
             return MemoryStoreError(
                 f"memory store {self.safe_url} has no schema ({cause}). Fix: `await store.migrate()` once "
                 "(or open it with `await SQLMessageStore.open(url)`)."
             )
+        lost = isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
+        if not (lost or isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError)):
+            return exc
         if self.dialect == "sqlite":
             fix = (
                 f"check that {self.url.database} is a writable file path; if another process holds the database "
