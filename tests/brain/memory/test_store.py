@@ -215,3 +215,18 @@ async def test_a_corrupt_row_names_message_conversation_and_fix(store: SQLMessag
         )
     with pytest.raises(MemoryStoreError, match=rf"(?s)stored message {turn.msg_id} of conversation 'c'.*Fix:"):
         await store.recall("c")
+
+
+async def test_nul_characters(store: SQLMessageStore) -> None:
+    """SQLite keeps them; PostgreSQL cannot store them, which is refused up front, naming the message."""
+    msg = TextMessage(content="binary\x00junk", conversation_id="c")
+    if store.dialect == "sqlite":
+        await store.sync_msg(msg)
+        assert await store.recall("c") == [msg]
+        return
+    with pytest.raises(ValueError, match=rf"message {msg.msg_id} \(user, conversation 'c'\) contains a NUL"):
+        await store.sync_msg(msg)
+    assert await count_rows(store, "conversations") == 0
+    literal = TextMessage(content=r"the escape \u0000 as text", conversation_id="c")
+    await store.sync_msg(literal)
+    assert await store.recall("c") == [literal]

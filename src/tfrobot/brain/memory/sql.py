@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -57,6 +58,8 @@ MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
 _MESSAGE: Final[TypeAdapter[BaseMessage]] = TypeAdapter(Message)
 _WRITE: Final = "tfrobot_write"
 _TITLE_CHARS: Final = 80
+_JSON_NUL: Final = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+"""An escaped NUL in JSON text (an even run of backslashes before it would make it literal text)."""
 _MIGRATION_LOCK: Final = 0x7466_726F_626F_74  # "tfrobot": serializes concurrent migrate() on one PostgreSQL database
 
 R = TypeVar("R")
@@ -150,7 +153,7 @@ def _decode_cursor(cursor: str) -> tuple[int, str]:
 def _title(msg: BaseMessage) -> str | None:
     if msg.role != "user":
         return None
-    text = " ".join(content_text(msg.content).split())
+    text = " ".join(content_text(msg.content).replace("\x00", "").split())
     return text[:_TITLE_CHARS] or None
 
 
@@ -270,6 +273,12 @@ class SQLMessageStore(MessageStore):
                     "msg.conversation_id before syncing it, so recall() can find it"
                 )
             payload = msg.model_dump_json()
+            if self.dialect == "postgresql" and _JSON_NUL.search(payload):
+                raise ValueError(
+                    f"sync_msg: message {msg.msg_id} ({msg.role}, conversation {msg.conversation_id!r}) contains a NUL "
+                    "character (\\u0000), which PostgreSQL cannot store in JSONB or text; strip NUL characters "
+                    "where they enter (tool or console output, usually) before syncing"
+                )
             rows.pop(msg.msg_id, None)  # the last version of a msg_id wins, in its last position
             rows[msg.msg_id] = {
                 "msg_id": msg.msg_id,
