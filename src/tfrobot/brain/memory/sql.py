@@ -139,6 +139,26 @@ def _upgrade(connection: Connection, config: Config) -> None:
     command.upgrade(config, "head")
 
 
+def _upserts(dialect: str) -> tuple[sa.Insert, sa.Insert]:
+    """The two statements of every sync, built once: conversation and message upserts for `dialect`."""
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    conv = insert(conversations)
+    newest = sa.func.greatest if dialect == "postgresql" else sa.func.max
+    conv_upsert = conv.on_conflict_do_update(
+        index_elements=[conversations.c.conversation_id],
+        set_={
+            "updated_ts": newest(conversations.c.updated_ts, conv.excluded.updated_ts),
+            "title": sa.func.coalesce(conversations.c.title, conv.excluded.title),
+        },
+    )
+    msg = insert(messages)
+    replaced = ("conversation_id", "role", "msg_type", "create_ts", "tokens", "payload")
+    msg_upsert = msg.on_conflict_do_update(
+        index_elements=[messages.c.msg_id], set_={name: msg.excluded[name] for name in replaced}
+    )
+    return conv_upsert, msg_upsert
+
+
 def _encode_cursor(ts: int, tail: int | str) -> str:
     return f"{ts}:{tail}"
 
@@ -181,6 +201,7 @@ class SQLMessageStore(MessageStore):
             else self._engine
         )
         self._insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
+        self._conv_upsert, self._msg_upsert = _upserts(self.dialect)
 
     @classmethod
     async def open(cls, url: str | URL | None = None, **kwargs: Any) -> SQLMessageStore:
@@ -295,28 +316,10 @@ class SQLMessageStore(MessageStore):
         conv_rows = [
             {"conversation_id": cid, "title": heads[cid], "created_ts": ts, "updated_ts": ts} for cid in sorted(heads)
         ]
-        conv_insert = self._insert(conversations)
-        conv_stmt = conv_insert.on_conflict_do_update(
-            index_elements=[conversations.c.conversation_id],
-            set_={
-                "updated_ts": sa.func.greatest(conversations.c.updated_ts, conv_insert.excluded.updated_ts)
-                if self.dialect == "postgresql"
-                else sa.func.max(conversations.c.updated_ts, conv_insert.excluded.updated_ts),
-                "title": sa.func.coalesce(conversations.c.title, conv_insert.excluded.title),
-            },
-        )
-        msg_insert = self._insert(messages)
-        msg_stmt = msg_insert.on_conflict_do_update(
-            index_elements=[messages.c.msg_id],
-            set_={
-                name: msg_insert.excluded[name]
-                for name in ("conversation_id", "role", "msg_type", "create_ts", "tokens", "payload")
-            },
-        )
 
         async def work(conn: AsyncConnection) -> None:
-            await conn.execute(conv_stmt, conv_rows)
-            await conn.execute(msg_stmt, list(rows.values()))
+            await conn.execute(self._conv_upsert, conv_rows)
+            await conn.execute(self._msg_upsert, list(rows.values()))
 
         await self._run(work, write=True)
 
