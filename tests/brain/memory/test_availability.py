@@ -74,13 +74,26 @@ async def test_sqlite_locked_past_busy_timeout_then_recovers(tmp_path: Path) -> 
         await store.aclose()
 
 
-async def test_unmigrated_database_says_migrate(tmp_path: Path) -> None:
+async def test_unmigrated_sqlite_says_migrate(tmp_path: Path) -> None:
     store = SQLMessageStore(f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}")
     try:
         with pytest.raises(MemoryStoreError, match=r"has no schema .*Fix: `await store.migrate\(\)`"):
             await store.recall("c")
     finally:
         await store.aclose()
+
+
+async def test_unmigrated_postgres_says_migrate(pg_url: str) -> None:
+    empty = f"{pg_url}_empty"
+    name = empty.rsplit("/", 1)[1]
+    await pg_execute(pg_url, f'CREATE DATABASE "{name}"')
+    store = SQLMessageStore(empty)
+    try:
+        with pytest.raises(MemoryStoreError, match=r"has no schema .*Fix: `await store.migrate\(\)`"):
+            await store.sync_msg(trace_turn("c"))
+    finally:
+        await store.aclose()
+        await pg_execute(pg_url, f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 async def _terminate_other_backends(url: str) -> None:
