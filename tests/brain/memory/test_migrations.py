@@ -72,3 +72,17 @@ def test_alembic_command_line_path_works_without_a_connection(tmp_path: Path) ->
     with engine.connect() as conn:
         assert _diff(conn) == []
     engine.dispose()
+
+
+def test_downgrade_to_base_and_back(tmp_path: Path) -> None:
+    config = alembic_config(f"sqlite+aiosqlite:///{tmp_path / 'down.db'}")
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'down.db'}")
+    try:
+        command.upgrade(config, "head")
+        command.downgrade(config, "base")
+        assert set(sa.inspect(engine).get_table_names()) == {"alembic_version"}
+        command.upgrade(config, "head")
+        with engine.connect() as conn:
+            assert _diff(conn) == []
+    finally:
+        engine.dispose()
