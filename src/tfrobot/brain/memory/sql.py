@@ -1,0 +1,456 @@
+"""`SQLMessageStore`: the memory store on SQLite (the embedded default) or PostgreSQL (production).
+
+One SQLAlchemy async implementation for both dialects; they differ only in the upsert construct and connection
+set-up. Guarantees, and how they are kept:
+
+* Accepted = committed. `sync_msgs` returns only after its transaction commits; a failure raises and nothing of
+  that call is kept, nothing before it is touched.
+* Idempotent by `msg_id` (``INSERT … ON CONFLICT (msg_id) DO UPDATE``): syncing a user message again after its
+  trace grew replaces the row but keeps its insertion order, and a write that lost its connection mid-way is
+  simply retried once.
+* Concurrent writers lose nothing: PostgreSQL row locks; on SQLite, WAL, a busy timeout and ``BEGIN IMMEDIATE``
+  for writes (a deferred transaction that upgrades to a write lock can fail at once instead of waiting).
+* A dead pooled connection (server restart, `pg_terminate_backend`) is detected on use, the pool recycled and
+  the call retried once on a fresh connection (see `_run`); a database that is down raises
+  `MemoryStoreUnavailable` naming the URL (password hidden) and the fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import platformdirs
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from pydantic import TypeAdapter, ValidationError
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from tfrobot.brain.memory.base import (
+    ConversationInfo,
+    MemoryStoreError,
+    MemoryStoreUnavailable,
+    MessageStore,
+    Page,
+    TailCut,
+    estimate_tokens,
+)
+from tfrobot.brain.memory.tables import conversations, documents, messages
+from tfrobot.schema.message.base import BaseMessage, content_text, now_ms
+from tfrobot.schema.message.conversation.message_dto import Message
+
+__all__ = ["MEMORY_URL_ENV", "SQLMessageStore", "alembic_config", "default_url"]
+
+MEMORY_URL_ENV: Final = "TFROBOT_MEMORY_URL"
+"""Environment variable that overrides the default store URL."""
+
+MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
+
+_MESSAGE: Final[TypeAdapter[BaseMessage]] = TypeAdapter(Message)
+_WRITE: Final = "tfrobot_write"
+_TITLE_CHARS: Final = 80
+_JSON_NUL: Final = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+"""An escaped NUL in JSON text (an even run of backslashes before it would make it literal text)."""
+_MIGRATION_LOCK: Final = 0x7466_726F_626F_74  # "tfrobot": serializes concurrent migrate() on one PostgreSQL database
+
+R = TypeVar("R")
+
+
+def default_url() -> str:
+    """`$TFROBOT_MEMORY_URL`, else a SQLite file in the user's data directory (`~/.local/share/tfrobot/` on Linux)."""
+    env = os.environ.get(MEMORY_URL_ENV)
+    if env:
+        return env
+    return f"sqlite+aiosqlite:///{platformdirs.user_data_path('tfrobot') / 'tfrobot.db'}"
+
+
+def _normalize(url: str | URL) -> URL:
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        return parsed.set(drivername="sqlite+aiosqlite")
+    if backend == "postgresql":
+        return parsed.set(drivername="postgresql+asyncpg")
+    raise ValueError(
+        f"memory store URL {parsed.render_as_string(hide_password=True)!r}: unsupported backend {backend!r}; "
+        "use sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user:password@host/db"
+    )
+
+
+def alembic_config(url: str | URL) -> Config:
+    """An Alembic config for the packaged migrations and `url` (no alembic.ini needed)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    rendered = make_url(url).render_as_string(hide_password=False)
+    config.set_main_option("sqlalchemy.url", rendered.replace("%", "%%"))
+    return config
+
+
+def _create_engine(url: URL, busy_timeout: float, **kwargs: Any) -> AsyncEngine:
+    """An async engine for `url`; on SQLite with WAL, the busy timeout and our own BEGIN (see `_sqlite_begin`)."""
+    if url.get_backend_name() != "sqlite":
+        return create_async_engine(url, **kwargs)
+    engine = create_async_engine(url, connect_args={"timeout": busy_timeout}, **kwargs)
+
+    def on_connect(dbapi_connection: Any, _record: object) -> None:
+        # The driver's own implicit BEGIN is switched off: `_sqlite_begin` issues the right kind.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    sa.event.listen(engine.sync_engine, "connect", on_connect)
+    sa.event.listen(engine.sync_engine, "begin", _sqlite_begin)
+    return engine
+
+
+_ALEMBIC_LOCK: Final = threading.Lock()
+
+
+def _migrate_blocking(url: URL, busy_timeout: float) -> None:
+    with _ALEMBIC_LOCK:
+        asyncio.run(_migrate(url, busy_timeout))
+
+
+async def _migrate(url: URL, busy_timeout: float) -> None:
+    engine = _create_engine(url, busy_timeout, poolclass=sa.pool.NullPool)
+    try:
+        async with engine.execution_options(**{_WRITE: True}).begin() as conn:
+            if url.get_backend_name() == "postgresql":
+                await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+            await conn.run_sync(_upgrade, alembic_config(url))
+    finally:
+        await engine.dispose()
+
+
+def _upgrade(connection: Connection, config: Config) -> None:
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+def _upserts(dialect: str) -> tuple[sa.Insert, sa.Insert]:
+    """The two statements of every sync, built once: conversation and message upserts for `dialect`."""
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    conv = insert(conversations)
+    newest = sa.func.greatest if dialect == "postgresql" else sa.func.max
+    conv_upsert = conv.on_conflict_do_update(
+        index_elements=[conversations.c.conversation_id],
+        set_={
+            "updated_ts": newest(conversations.c.updated_ts, conv.excluded.updated_ts),
+            "title": sa.func.coalesce(conversations.c.title, conv.excluded.title),
+        },
+    )
+    msg = insert(messages)
+    replaced = ("conversation_id", "role", "msg_type", "create_ts", "tokens", "payload")
+    msg_upsert = msg.on_conflict_do_update(
+        index_elements=[messages.c.msg_id], set_={name: msg.excluded[name] for name in replaced}
+    )
+    return conv_upsert, msg_upsert
+
+
+def _encode_cursor(ts: int, tail: int | str) -> str:
+    return f"{ts}:{tail}"
+
+
+def _decode_cursor(cursor: str) -> tuple[int, str]:
+    ts, sep, tail = cursor.partition(":")
+    if not sep or not ts.lstrip("-").isdigit():
+        raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page, or None")
+    return int(ts), tail
+
+
+def _title(msg: BaseMessage) -> str | None:
+    if msg.role != "user":
+        return None
+    text = " ".join(content_text(msg.content).replace("\x00", "").split())
+    return text[:_TITLE_CHARS] or None
+
+
+class SQLMessageStore(MessageStore):
+    """The SQL memory store. ``await SQLMessageStore.open()`` gives a migrated store on the default SQLite file.
+
+    `url`: ``sqlite+aiosqlite:///file.db`` (parent directories are created) or
+    ``postgresql+asyncpg://user:password@host:5432/db`` (plain ``sqlite://`` / ``postgresql://`` are given the
+    async driver). `busy_timeout` (seconds) is how long a SQLite writer waits for another.
+    """
+
+    def __init__(self, url: str | URL | None = None, *, busy_timeout: float = 30.0, echo: bool = False) -> None:
+        self.url = _normalize(url if url is not None else default_url())
+        self.dialect = self.url.get_backend_name()
+        self._busy_timeout = busy_timeout
+        if self.dialect == "sqlite" and self.url.database and self.url.database != ":memory:":
+            Path(self.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        self._engine = _create_engine(self.url, busy_timeout, echo=echo)
+        self._writer: AsyncEngine = self._engine.execution_options(**{_WRITE: True})
+        # PostgreSQL reads are single statements (or keyset chunks): autocommit spares BEGIN and ROLLBACK.
+        # SQLite reads keep a deferred transaction, which costs no round trip there.
+        self._reader: AsyncEngine = (
+            self._engine.execution_options(isolation_level="AUTOCOMMIT")
+            if self.dialect == "postgresql"
+            else self._engine
+        )
+        self._insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
+        self._conv_upsert, self._msg_upsert = _upserts(self.dialect)
+
+    @classmethod
+    async def open(cls, url: str | URL | None = None, **kwargs: Any) -> SQLMessageStore:
+        """Create the store and bring its schema to the newest revision (`migrate`)."""
+        store = cls(url, **kwargs)
+        await store.migrate()
+        return store
+
+    def __repr__(self) -> str:
+        return f"SQLMessageStore({self.safe_url!r})"
+
+    @property
+    def safe_url(self) -> str:
+        """The URL with its password masked: safe for logs and error messages."""
+        return self.url.render_as_string(hide_password=True)
+
+    async def migrate(self) -> None:
+        """Run ``alembic upgrade head`` with the packaged migrations (safe from several workers at once).
+
+        Alembic keeps its migration context in module globals, so two upgrades interleaved on one event loop
+        would corrupt each other: each runs in a worker thread, one at a time per process, on its own engine.
+        Across processes, PostgreSQL's advisory lock and SQLite's write lock serialize them.
+        """
+        try:
+            await asyncio.to_thread(_migrate_blocking, self.url, self._busy_timeout)
+        except (sa.exc.DBAPIError, OSError) as exc:
+            raise self._translate(exc) from exc
+
+    async def aclose(self) -> None:
+        await self._engine.dispose()
+
+    # -- errors and transactions -------------------------------------------------------------------------
+
+    def _translate(self, exc: sa.exc.DBAPIError | OSError) -> Exception:
+        """The error to raise for a failed database call: ours for connection and schema trouble, else as is."""
+        orig = getattr(exc, "orig", None) or exc
+        cause = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+        if "no such table" in cause or ("relation" in cause and "does not exist" in cause):
+            return MemoryStoreError(
+                f"memory store {self.safe_url} has no schema ({cause}). Fix: `await store.migrate()` once "
+                "(or open it with `await SQLMessageStore.open(url)`)."
+            )
+        lost = isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
+        if not (lost or isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError)):
+            return exc
+        if self.dialect == "sqlite":
+            fix = (
+                f"check that {self.url.database} is a writable file path; if another process holds the database "
+                "longer than the busy timeout, raise SQLMessageStore(busy_timeout=…)"
+            )
+        else:
+            fix = (
+                f"check that PostgreSQL is running and reachable at {self.url.host}:{self.url.port or 5432}, that "
+                f"database {self.url.database!r} exists and the credentials are right, or set ${MEMORY_URL_ENV}"
+            )
+        return MemoryStoreUnavailable(f"memory store {self.safe_url} is unavailable: {cause}. Fix: {fix}.")
+
+    async def _run(self, work: Callable[[AsyncConnection], Awaitable[R]], *, write: bool = False) -> R:
+        """Run `work` on a pooled connection — in one committed transaction when `write` — and translate errors.
+
+        A connection found dead (server restart, `pg_terminate_backend`) makes SQLAlchemy recycle the pool;
+        the work is then retried once on a fresh connection. That is safe: reads change nothing and writes are
+        idempotent upserts, even when the first attempt's COMMIT did reach the server. It also spares every
+        call the extra round trip a pre-ping costs.
+        """
+        for attempt in (1, 2):
+            try:
+                if write:
+                    async with self._writer.begin() as conn:
+                        return await work(conn)
+                async with self._reader.connect() as conn:
+                    return await work(conn)
+            except (sa.exc.DBAPIError, OSError) as exc:
+                if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated and attempt == 1:
+                    continue
+                raise self._translate(exc) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- writes -----------------------------------------------------------------------------------------
+
+    async def sync_msgs(self, msgs: Sequence[BaseMessage]) -> None:
+        if not msgs:
+            return
+        rows: dict[str, dict[str, Any]] = {}
+        heads: dict[str, str | None] = {}
+        for msg in msgs:
+            if not msg.conversation_id:
+                raise ValueError(
+                    f"sync_msg: message {msg.msg_id} ({msg.role}) has no conversation_id; set "
+                    "msg.conversation_id before syncing it, so recall() can find it"
+                )
+            payload = msg.model_dump_json()
+            if self.dialect == "postgresql" and _JSON_NUL.search(payload):
+                raise ValueError(
+                    f"sync_msg: message {msg.msg_id} ({msg.role}, conversation {msg.conversation_id!r}) contains a NUL "
+                    "character (\\u0000), which PostgreSQL cannot store in JSONB or text; strip NUL characters "
+                    "where they enter (tool or console output, usually) before syncing"
+                )
+            rows.pop(msg.msg_id, None)  # the last version of a msg_id wins, in its last position
+            rows[msg.msg_id] = {
+                "msg_id": msg.msg_id,
+                "conversation_id": msg.conversation_id,
+                "role": msg.role,
+                "msg_type": getattr(msg, "msg_type", None),
+                "create_ts": msg.create_ts,
+                "tokens": estimate_tokens(payload),
+                "payload": payload,
+            }
+            if heads.get(msg.conversation_id) is None:
+                heads[msg.conversation_id] = _title(msg)
+        ts = now_ms()
+        conv_rows = [
+            {"conversation_id": cid, "title": heads[cid], "created_ts": ts, "updated_ts": ts} for cid in sorted(heads)
+        ]
+
+        async def work(conn: AsyncConnection) -> None:
+            await conn.execute(self._conv_upsert, conv_rows)
+            await conn.execute(self._msg_upsert, list(rows.values()))
+
+        await self._run(work, write=True)
+
+    async def delete_conversation(self, conversation_id: str) -> int:
+        async def work(conn: AsyncConnection) -> int:
+            deleted = await conn.execute(sa.delete(messages).where(messages.c.conversation_id == conversation_id))
+            await conn.execute(sa.delete(conversations).where(conversations.c.conversation_id == conversation_id))
+            return deleted.rowcount
+
+        return await self._run(work, write=True)
+
+    async def put_document(self, kind: str, key: str, payload: str) -> None:
+        """Insert or replace a JSON document (the `DocumentStore` protocol of `tfrobot.schema.saver_loader`)."""
+        insert = self._insert(documents)
+        stmt = insert.on_conflict_do_update(
+            index_elements=[documents.c.kind, documents.c.key],
+            set_={"payload": insert.excluded.payload, "updated_ts": insert.excluded.updated_ts},
+        )
+
+        async def work(conn: AsyncConnection) -> None:
+            await conn.execute(stmt, {"kind": kind, "key": key, "payload": payload, "updated_ts": now_ms()})
+
+        await self._run(work, write=True)
+
+    # -- reads ------------------------------------------------------------------------------------------
+
+    async def _fetch(self, query: sa.Select[Any]) -> Sequence[sa.Row[Any]]:
+        async def work(conn: AsyncConnection) -> Sequence[sa.Row[Any]]:
+            rows: Sequence[sa.Row[Any]] = (await conn.execute(query)).all()
+            return rows
+
+        return await self._run(work)
+
+    async def get_document(self, kind: str, key: str) -> str | None:
+        """The JSON text of a document, or None."""
+        rows = await self._fetch(sa.select(documents.c.payload).where(documents.c.kind == kind, documents.c.key == key))
+        return str(rows[0].payload) if rows else None
+
+    def _decode(self, conversation_id: str, msg_id: str, payload: str) -> BaseMessage:
+        try:
+            return _MESSAGE.validate_json(payload)
+        except ValidationError as exc:
+            raise MemoryStoreError(
+                f"memory store {self.safe_url}: stored message {msg_id} of conversation {conversation_id!r} does "
+                f"not validate ({exc.error_count()} errors):\n{exc}\nFix: read it with the TFRobot version that "
+                "wrote it, or delete the row."
+            ) from exc
+
+    async def recall(
+        self, conversation_id: str, *, last_turns: int | None = None, token_budget: int | None = None
+    ) -> list[BaseMessage]:
+        stored = await self.recall_json(conversation_id, last_turns=last_turns, token_budget=token_budget)
+        return [self._decode(conversation_id, msg_id, payload) for msg_id, payload in stored]
+
+    async def recall_json(
+        self, conversation_id: str, *, last_turns: int | None = None, token_budget: int | None = None
+    ) -> list[tuple[str, str]]:
+        """What `recall` returns, as stored: `(msg_id, JSON text)` pairs, undecoded (export, measurement).
+
+        With a limit, the conversation is read newest first through the `(conversation_id, create_ts, id)`
+        index in chunks sized to the request (``2 * last_turns + 2`` rows: a turn is usually a question and
+        an answer), doubling when a turn has more replies; one query in the common case.
+        """
+        m = messages.c
+        in_conv = m.conversation_id == conversation_id
+        if last_turns is None and token_budget is None:
+            rows = await self._fetch(sa.select(m.msg_id, m.payload).where(in_conv).order_by(m.create_ts, m.id))
+            return [(row.msg_id, row.payload) for row in rows]
+        cut = TailCut(last_turns, token_budget)
+        if cut.done:
+            return []
+        key = sa.tuple_(m.create_ts, m.id)
+        newest_first = (m.create_ts.desc(), m.id.desc())
+
+        async def work(conn: AsyncConnection) -> list[tuple[str, str]]:
+            fed: list[tuple[str, str]] = []
+            chunk = 2 * last_turns + 2 if last_turns is not None else 64
+            before: list[sa.ColumnElement[bool]] = []
+            while not cut.done:
+                query = sa.select(m.create_ts, m.id, m.role, m.tokens, m.msg_id, m.payload)
+                rows = (await conn.execute(query.where(in_conv, *before).order_by(*newest_first).limit(chunk))).all()
+                for row in rows:
+                    fed.append((row.msg_id, row.payload))
+                    if cut.feed(row.role, row.tokens):
+                        break
+                else:
+                    if len(rows) < chunk:
+                        cut.finish()
+                        break
+                    before = [key < (rows[-1].create_ts, rows[-1].id)]
+                    chunk *= 2
+            return fed[: cut.kept][::-1]
+
+        return await self._run(work)
+
+    async def get_messages(
+        self, conversation_id: str, cursor: str | None = None, limit: int = 100
+    ) -> Page[BaseMessage]:
+        m = messages.c
+        query = sa.select(m.create_ts, m.id, m.msg_id, m.payload).where(m.conversation_id == conversation_id)
+        if cursor is not None:
+            ts, tail = _decode_cursor(cursor)
+            if not tail.isdigit():
+                raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page")
+            query = query.where(sa.tuple_(m.create_ts, m.id) > (ts, int(tail)))
+        rows = await self._fetch(query.order_by(m.create_ts, m.id).limit(_page_limit(limit) + 1))
+        page = rows[:limit]
+        items = [self._decode(conversation_id, row.msg_id, row.payload) for row in page]
+        next_cursor = _encode_cursor(page[-1].create_ts, page[-1].id) if len(rows) > limit else None
+        return Page(items, next_cursor)
+
+    async def list_conversations(self, cursor: str | None = None, limit: int = 50) -> Page[ConversationInfo]:
+        c = conversations.c
+        query = sa.select(c.conversation_id, c.title, c.created_ts, c.updated_ts)
+        if cursor is not None:
+            ts, conversation_id = _decode_cursor(cursor)
+            query = query.where(sa.tuple_(c.updated_ts, c.conversation_id) < (ts, conversation_id))
+        rows = await self._fetch(
+            query.order_by(c.updated_ts.desc(), c.conversation_id.desc()).limit(_page_limit(limit) + 1)
+        )
+        items = [ConversationInfo.model_validate(row._asdict()) for row in rows[:limit]]
+        next_cursor = _encode_cursor(items[-1].updated_ts, items[-1].conversation_id) if len(rows) > limit else None
+        return Page(items, next_cursor)
+
+
+def _page_limit(limit: int) -> int:
+    if limit < 1:
+        raise ValueError(f"page limit {limit} must be at least 1")
+    return limit
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    """Writes take SQLite's write lock up front (then wait up to the busy timeout); reads stay deferred."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_WRITE) else "BEGIN")

@@ -1,0 +1,25 @@
+"""The memory package's public surface is pinned: changing it is a deliberate edit here."""
+
+from __future__ import annotations
+
+import tfrobot.brain.memory as memory
+import tfrobot.schema.saver_loader as saver_loader
+
+
+def test_memory_public_names() -> None:
+    assert sorted(memory.__all__) == [
+        "ConversationInfo",
+        "MEMORY_URL_ENV",
+        "MemoryStoreError",
+        "MemoryStoreUnavailable",
+        "MessageStore",
+        "Page",
+        "SQLMessageStore",
+        "default_url",
+        "estimate_tokens",
+    ]
+    assert all(hasattr(memory, name) for name in memory.__all__)
+
+
+def test_saver_loader_public_names() -> None:
+    assert sorted(saver_loader.__all__) == ["DocumentStore", "SaverLoader", "SaverLoaderError"]
