@@ -1,4 +1,4 @@
-"""The `tfrobot` command: `tfrobot serve` runs TFRobotServer, `tfrobot demo` the message demo.
+"""The `tfrobot` command: `serve` runs TFRobotServer, `chat` talks to the demo robot, `demo` the message demo.
 
 The entry point lives here rather than in `tfrobot` because the framework must not import the
 server (layer rule); the demo is imported lazily from `tfrobot.__main__`.
@@ -7,6 +7,7 @@ server (layer rule); the demo is imported lazily from `tfrobot.__main__`.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -65,6 +66,49 @@ def serve(
     _console.print(f"TFRobotServer on [bold]http://{shown}:{bind_port}[/bold]  (API docs: /docs)")
     _console.print(f"data: {settings.resolved_database_url()}")
     uvicorn.run(api, host=bind_host, port=bind_port, log_level="info")
+
+
+@app.command()
+def chat(
+    message: Annotated[
+        list[str] | None, typer.Option("--message", "-m", help="send this and exit (repeat for several turns)")
+    ] = None,
+    conversation: Annotated[str | None, typer.Option(help="continue this conversation id")] = None,
+    provider: Annotated[str | None, typer.Option(help="LLM provider (default $TFROBOT_PROVIDER or scripted)")] = None,
+    model: Annotated[str | None, typer.Option(help="model name (default $TFROBOT_MODEL)")] = None,
+    memory_url: Annotated[
+        str | None, typer.Option(help="SQL URL of the memory (default: SQLite in the data dir)")
+    ] = None,
+) -> None:
+    """Chat with the demo robot in the terminal, streaming its thinking, tool calls and TFL output."""
+    import asyncio
+
+    from tfrobot.chat import chat as run_chat
+    from tfrobot.chat import configured_llm
+
+    out = Console()
+    try:
+        llm = configured_llm(provider, model)
+    except (ValueError, ImportError) as exc:
+        _console.print(f"[red]cannot chat: {exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+    turns = message if message else _prompt_lines(out)
+    conversation_id = asyncio.run(
+        run_chat(turns, console=out, conversation_id=conversation, llm=llm, memory_url=memory_url)
+    )
+    out.print(f"[dim]conversation: {conversation_id} (continue with --conversation {conversation_id})[/dim]")
+
+
+def _prompt_lines(out: Console) -> Iterator[str]:
+    """Lines typed at the prompt until an empty line, `exit`, or end of input."""
+    while True:
+        try:
+            line = out.input("[bold]you>[/bold] ").strip()
+        except EOFError:
+            return
+        if not line or line in {"exit", "quit"}:
+            return
+        yield line
 
 
 @app.command()

@@ -1,1 +1,23 @@
-"""The agent loop: chains, memory, prompts and the LLM layer."""
+"""The agent loop: the brain (a turn with memory), its chains, the LLM layer, memory and prompts.
+
+Exports load on first access: importing a provider adapter (`tfrobot.brain.chain.llms.openai`) runs
+this file, and must not pay for the database and the TFL parser.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tfrobot.brain.brain import Brain
+    from tfrobot.brain.dc_brain import DCBrain, DCChains
+
+__all__ = ["Brain", "DCBrain", "DCChains"]
+_HOMES = {"Brain": "tfrobot.brain.brain", "DCBrain": "tfrobot.brain.dc_brain", "DCChains": "tfrobot.brain.dc_brain"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        return getattr(import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'tfrobot.brain' has no attribute {name!r}")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tests.brain.chain.llms.conftest import TOOLS, check_golden, conversation, current_turn
-from tfrobot.brain.chain.llms import MessageAssembler, ScriptedChat, create_llm
+from tfrobot.brain.chain.llms import MessageAssembler, ScriptedChat, ScriptRule, create_llm
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, TextMessage, ToolReturn
 
 
@@ -75,3 +75,16 @@ def test_golden_payload_every_message_kind(media_root: Path) -> None:
     check_golden("scripted", json.loads(json.dumps(payload).replace(str(media_root), "<media_root>")))
     reply = ScriptedChat().generate(turn, conversation(media_root), intermediate_msgs=chain)
     assert reply.content == "Here is the weather: 12C"
+
+
+async def test_streams_carry_reasoning_like_the_plain_reply() -> None:
+    """Regression: the streamed reply lost `reasoning_content`, so streaming and plain calls differed."""
+    llm = ScriptedChat(rules=[ScriptRule(user="x", reasoning="because", reply="done")])
+    turn = TextMessage(content="x")
+    plain = llm.generate(turn)
+    for deltas in (list(llm.stream(turn)), [d async for d in llm.astream(turn)]):
+        assembler = MessageAssembler()
+        for delta in deltas:
+            assembler.add(delta)
+        assert (assembler.message().reasoning_content, assembler.message().content) == ("because", "done")
+    assert plain.reasoning_content == "because"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from fnmatch import fnmatchcase
 from typing import Any, ClassVar, assert_never
 
@@ -20,7 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
 from tfrobot.brain.chain.llms.chat_llm import ChatLLM
 from tfrobot.brain.chain.llms.media import Capabilities
-from tfrobot.brain.chain.llms.stream import FinishDelta, StreamDelta, TextDelta, TFLScriptDelta, ToolCallDelta
+from tfrobot.brain.chain.llms.stream import (
+    FinishDelta,
+    ReasoningDelta,
+    StreamDelta,
+    TextDelta,
+    TFLScriptDelta,
+    ToolCallDelta,
+)
 from tfrobot.brain.chain.llms.tools import ToolDefinition
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
@@ -56,6 +63,9 @@ class ScriptRule(BaseModel):
     after: str = Field(
         default="user",
         description="Glob on what the conversation ends with: 'user', 'tool:<name>', 'console', or '*'.",
+    )
+    results: str = Field(
+        default="", description="Regex searched (case-insensitive) in the tool/console results since the user turn."
     )
     reply: str = Field(default="", description="Reply text; `{user}` and `{results}` are filled in.")
     reasoning: str | None = Field(default=None, description="Reasoning text to report.")
@@ -109,7 +119,7 @@ class ScriptedChat(ChatLLM):
     def _send(self, params: dict[str, Any]) -> Any:
         msgs = [_LLM_ADAPTER.validate_json(json.dumps(m)) for m in params["messages"]]
         user, state, results = _state(msgs)
-        rule = next((r for r in self.rules if _matches(r, user, state)), None)
+        rule = next((r for r in self.rules if _matches(r, user, state, results)), None)
         turn = sum(isinstance(m, LLMAssistantMessage) for m in msgs) + 1
         reply = rule.reply if rule is not None else self.fallback
         reply = reply.replace("{user}", user).replace("{results}", "; ".join(results))
@@ -132,6 +142,8 @@ class ScriptedChat(ChatLLM):
 
     def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
         message = self.parse_response(self._send(params))
+        if message.reasoning_content:
+            yield ReasoningDelta(text=message.reasoning_content)
         for word in re.findall(r"\S+\s*", message.content):
             yield TextDelta(text=word)
         for index, call in enumerate(message.tool_calls or ()):
@@ -140,6 +152,10 @@ class ScriptedChat(ChatLLM):
         for script in message.tfl_scripts or ():
             yield TFLScriptDelta(script=script)
         yield FinishDelta(finish_reason=message.finish_reason, usage=message.usage, model=message.model)
+
+    async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
+        for delta in self._send_stream(params):
+            yield delta
 
     def parse_response(self, raw: Any) -> AssistantTextMessage:
         calls = [ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"]) for c in raw["tool_calls"]]
@@ -183,5 +199,8 @@ def _state(msgs: list[LLMMessage]) -> tuple[str, str, list[str]]:
     return user.strip(), state, results
 
 
-def _matches(rule: ScriptRule, user: str, state: str) -> bool:
-    return fnmatchcase(state, rule.after) and (not rule.user or re.search(rule.user, user, re.IGNORECASE) is not None)
+def _matches(rule: ScriptRule, user: str, state: str, results: list[str]) -> bool:
+    def found(pattern: str, text: str) -> bool:
+        return not pattern or re.search(pattern, text, re.IGNORECASE) is not None
+
+    return fnmatchcase(state, rule.after) and found(rule.user, user) and found(rule.results, "\n".join(results))

@@ -1,0 +1,160 @@
+"""`Chain`: one turn of thinking (the LLM) and doing (tools, TFL scripts) until an answer.
+
+Seed, "中间消息的生产-消费-持久化": thinking produces `AssistantTextMessage`s, doing produces
+`BaseMessage(role="tool")` and `BaseMessage(role="console")`; all go to `ChainContext.intermediate_msgs`,
+and `_batch_append_to_trace` copies them, marked, into the user message's trace when the turn ends, also
+when it ends in an error, so a failed turn is stored with what it did.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Sequence
+
+from tfrobot.brain.chain.events import (
+    AssistantStep,
+    ChainEvent,
+    ConsoleOutput,
+    FinalMessage,
+    ReasoningToken,
+    TokenDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, TextDelta, ToolDefinition
+from tfrobot.drive import Drive
+from tfrobot.schema.brain.chain.chain_schema import ChainContext
+from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, UserMessage
+from tfrobot.tfl import TFLInterpreter
+
+_TFL_BLOCK = re.compile(r"```tfl[ \t]*\n(.*?)```", re.DOTALL)
+
+
+def scripts_of(reply: AssistantTextMessage) -> list[str]:
+    """The TFL scripts of a reply: its `tfl_scripts`, else the ```tfl blocks a real LLM wrote in its text."""
+    if reply.tfl_scripts:
+        return list(reply.tfl_scripts)
+    return [block.strip() for block in _TFL_BLOCK.findall(reply.content or "") if block.strip()]
+
+
+class Chain:
+    """Thinking and doing until the LLM answers without calls or scripts, or `max_steps` rounds pass."""
+
+    def __init__(
+        self,
+        llm: ChatLLM,
+        drive: Drive | None = None,
+        interpreter: TFLInterpreter | None = None,
+        *,
+        max_steps: int = 8,
+        stream: bool = True,
+        system_prompt: str | None = None,
+    ) -> None:
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        self.llm = llm
+        self.drive = drive or Drive()
+        self.interpreter = interpreter
+        self.max_steps = max_steps
+        self.stream = stream
+        self.system_prompt = system_prompt
+
+    @property
+    def tools(self) -> list[ToolDefinition]:
+        return self.drive.specs
+
+    async def arun(self, user_input: UserMessage, history: Sequence[BaseMessage] = ()) -> AssistantTextMessage:
+        """Run the turn and return its answer (the trace is in `user_input.intermediate_trace`)."""
+        final: AssistantTextMessage | None = None
+        async for event in self.astream(user_input, history):
+            if isinstance(event, FinalMessage):
+                final = event.message
+        if final is None:  # astream always ends with FinalMessage unless it raised
+            raise RuntimeError("chain ended without an answer")
+        return final
+
+    async def astream(self, user_input: UserMessage, history: Sequence[BaseMessage] = ()) -> AsyncIterator[ChainEvent]:
+        """The turn as events; the last one is the `FinalMessage`."""
+        ctx = ChainContext()
+        marks: list[tuple[str, int]] = []
+        if self.system_prompt:
+            history = [BaseMessage(role="system", content=self.system_prompt, create_ts=0), *history]
+        final: AssistantTextMessage | None = None
+        try:
+            for step in range(self.max_steps):
+                reply: AssistantTextMessage | None = None
+                async for event in self._think(user_input, history, ctx, step):
+                    if isinstance(event, AssistantStep):
+                        reply = event.message
+                    yield event
+                if reply is None:  # _think always ends with the assistant step
+                    raise RuntimeError("thinking produced no message")
+                scripts = scripts_of(reply)
+                if scripts and not reply.tfl_scripts:
+                    reply.tfl_scripts = scripts
+                if not reply.tool_calls and not (scripts and self.interpreter is not None):
+                    final = reply
+                    break
+                ctx.intermediate_msgs.append(reply)
+                marks.append(("thinking", step))
+                async for event in self._do(reply, ctx, marks, step):
+                    yield event
+
+            else:
+                final = AssistantTextMessage(
+                    content=f"I stopped after {self.max_steps} steps without reaching an answer.",
+                    finish_reason="step_limit",
+                    conversation_id=user_input.conversation_id,
+                )
+            yield FinalMessage(step=len(marks), message=final)
+        finally:
+            self._batch_append_to_trace(user_input, ctx, marks)
+
+    async def _think(
+        self, user_input: UserMessage, history: Sequence[BaseMessage], ctx: ChainContext, step: int
+    ) -> AsyncIterator[ChainEvent]:
+        kwargs = {"intermediate_msgs": list(ctx.intermediate_msgs)}
+        tools = self.tools or None
+        if self.stream:
+            assembler = MessageAssembler()
+            try:
+                async for delta in self.llm.astream(user_input, history, tools, **kwargs):
+                    assembler.add(delta)
+                    if isinstance(delta, TextDelta):
+                        yield TokenDelta(step=step, text=delta.text)
+                    elif isinstance(delta, ReasoningDelta):
+                        yield ReasoningToken(step=step, text=delta.text)
+                reply = assembler.message()
+            except NotImplementedError:  # a provider without async streaming: one plain call
+                reply = await self.llm.agenerate(user_input, history, tools, **kwargs)
+        else:
+            reply = await self.llm.agenerate(user_input, history, tools, **kwargs)
+        reply.conversation_id = user_input.conversation_id
+        yield AssistantStep(step=step, message=reply)
+
+    async def _do(
+        self, reply: AssistantTextMessage, ctx: ChainContext, marks: list[tuple[str, int]], step: int
+    ) -> AsyncIterator[ChainEvent]:
+        conversation_id = reply.conversation_id
+        if reply.tool_calls:
+            for call in reply.tool_calls:
+                yield ToolCallStarted(step=step, call=call)
+            tool_msg = await self.drive.execute(reply.tool_calls, conversation_id=conversation_id)
+            ctx.intermediate_msgs.append(tool_msg)
+            marks.append(("doing", step))
+            for returned in tool_msg.tool_reses or ():
+                if not isinstance(returned, str):
+                    yield ToolCallFinished(step=step, result=returned)
+        if reply.tfl_scripts and self.interpreter is not None:
+            console_msg = await self.interpreter.aexecute(reply.tfl_scripts, conversation_id=conversation_id)
+            ctx.intermediate_msgs.append(console_msg)
+            marks.append(("console", step))
+            for printed in console_msg.console_reses or ():
+                if isinstance(printed, ConsoleResult):
+                    yield ConsoleOutput(step=step, result=printed)
+
+    @staticmethod
+    def _batch_append_to_trace(user_input: UserMessage, ctx: ChainContext, marks: list[tuple[str, int]]) -> None:
+        """Copy the turn's intermediate messages, marked with their source and step, into the trace."""
+        for msg, (source, step) in zip(ctx.intermediate_msgs, marks, strict=True):
+            user_input.intermediate_trace.append(msg, source=source, step=step)

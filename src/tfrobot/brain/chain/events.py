@@ -1,0 +1,71 @@
+"""What a running chain reports while it works: the stream the CLI and the console's chat render."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tfrobot.schema.message import AssistantTextMessage, ConsoleResult, ToolCall, ToolReturn
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    step: int = Field(description="Which thinking/doing round of the turn produced it (0-based).")
+
+
+class TokenDelta(_Event):
+    """A piece of the assistant's text as it is generated."""
+
+    type: Literal["token"] = "token"
+    text: str
+
+
+class ReasoningToken(_Event):
+    """A piece of the assistant's reasoning as it is generated."""
+
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+
+
+class AssistantStep(_Event):
+    """One complete assistant message of the turn (thinking): may call tools or run scripts."""
+
+    type: Literal["assistant"] = "assistant"
+    message: AssistantTextMessage
+
+
+class ToolCallStarted(_Event):
+    """A tool call is about to run."""
+
+    type: Literal["tool_call"] = "tool_call"
+    call: ToolCall
+
+
+class ToolCallFinished(_Event):
+    """A tool call returned (or failed: `result.is_error`)."""
+
+    type: Literal["tool_result"] = "tool_result"
+    result: ToolReturn
+
+
+class ConsoleOutput(_Event):
+    """A TFL script ran; its console output."""
+
+    type: Literal["console"] = "console"
+    result: ConsoleResult
+
+
+class FinalMessage(_Event):
+    """The turn's answer. Always the last event of a turn that did not fail."""
+
+    type: Literal["final"] = "final"
+    message: AssistantTextMessage
+
+
+ChainEvent: TypeAlias = Annotated[
+    TokenDelta | ReasoningToken | AssistantStep | ToolCallStarted | ToolCallFinished | ConsoleOutput | FinalMessage,
+    Field(discriminator="type"),
+]
+"""Any chain event, dispatched on `type` (JSON-ready for server-sent events)."""

@@ -1,0 +1,44 @@
+"""The Drive's tools as TFL sees them: one set of tools for both JSON tool calls and TFL scripts."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from itertools import count
+from typing import Any
+
+from pydantic_core import to_json
+
+from tfrobot.drive.drive import Drive
+from tfrobot.schema.message import ToolCall
+from tfrobot.tfl import TFLToolSignature
+
+
+class DriveToolRegistry:
+    """Implements `tfrobot.tfl.TFLToolRegistry` over a `Drive`: same validation, same time-outs."""
+
+    def __init__(self, drive: Drive) -> None:
+        self.drive = drive
+        self._ids = count(1)
+
+    def names(self) -> Collection[str]:
+        return [spec.name for spec in self.drive.specs]
+
+    def signature(self, name: str) -> TFLToolSignature | None:
+        if name not in self.drive:
+            return None
+        tool = self.drive[name]
+        fields = tool.arguments.model_fields
+        return TFLToolSignature(
+            name=name,
+            parameters=tuple(fields),
+            required=frozenset(key for key, field in fields.items() if field.is_required()),
+            description=tool.description,
+        )
+
+    async def acall(self, name: str, arguments: dict[str, Any]) -> object:
+        """Run the tool; a failed call raises so the script stops with the tool's own message."""
+        call = ToolCall(id=f"tfl_{next(self._ids)}", name=name, arguments=to_json(arguments).decode())
+        result = await self.drive.call(call)
+        if result.is_error:
+            raise RuntimeError(result.result)
+        return result
