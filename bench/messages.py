@@ -35,11 +35,13 @@ How it is timed
 ---------------
 ``time.perf_counter`` around dump and around load, garbage collector disabled while timing, the libraries
 interleaved repeat by repeat (so drift hits all of them alike), objects freed outside the timed region.
-The tables print medians ("best" is the fastest repeat). "x ceiling" is the median over repeats of the
-library's round trip divided by the ceiling's *in the same repeat* (paired, so load from other processes
-cancels out): 1.00 is as fast as plain Pydantic goes with this shape, lower is better. "Faster than both
-peers" uses the same paired medians. Cost is linear in N when the per-message time
-stays flat across N (the "scaling" column is per-message time at the largest N over the smallest).
+The tables print medians ("best" is the fastest repeat; "cpu" is the median process CPU time of the round
+trip, which other processes on a shared machine inflate far less than wall time). "x ceiling" is the
+median over repeats of the library's round trip divided by the ceiling's *in the same repeat* (paired, so
+load from other processes cancels out): 1.00 is as fast as plain Pydantic goes with this shape, lower is
+better. "Faster than both peers" uses the same paired medians. Cost is linear in N when the per-message
+time stays flat across N: the linearity table uses CPU time, and "scaling" is its value at the largest N
+over the smallest (1.00 is perfectly linear).
 Peak memory is the `tracemalloc` peak of one round trip of the largest N above what was allocated before
 (Python-heap allocations only: Rust-side buffers of pydantic-core are not seen). Import time is the
 ``-X importtime`` cumulative time of ``tfrobot.schema.message`` in a fresh interpreter, median of 5 (pydantic
@@ -562,6 +564,7 @@ class Result:
     dump: list[float]
     load: list[float]
     total: list[float]
+    cpu: list[float]
     json_bytes: int
 
 
@@ -585,7 +588,7 @@ def run_size(n: int, repeats: int) -> dict[str, Result]:
     for case in CASES:  # warm-up, size and type check
         blob = case.dump(data[case.name])
         case.check(data[case.name], case.load(blob))
-        results[case.name] = Result([], [], [], len(blob))
+        results[case.name] = Result([], [], [], [], len(blob))
     assert count_tfrobot(data["tfrobot"]) == MESSAGES_PER_TURN * n
     gc.collect()
     gc.disable()
@@ -593,16 +596,19 @@ def run_size(n: int, repeats: int) -> dict[str, Result]:
         for _ in range(repeats):
             for case in CASES:
                 conversation = data[case.name]
+                c0 = time.process_time()
                 t0 = time.perf_counter()
                 blob = case.dump(conversation)
                 t1 = time.perf_counter()
                 restored = case.load(blob)
                 t2 = time.perf_counter()
+                c1 = time.process_time()
                 del restored, blob
                 result = results[case.name]
                 result.dump.append(t1 - t0)
                 result.load.append(t2 - t1)
                 result.total.append(t2 - t0)
+                result.cpu.append(c1 - c0)
             gc.collect()  # between repeats, outside the timed region
     finally:
         gc.enable()
@@ -665,7 +671,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     worst_ratio = 0.0
     beats_peers = True
     header = f"{'N':>5} {'msgs':>6} {'library':<12} {'dump ms':>9} {'load ms':>9} {'total ms':>9} {'best ms':>9}"
-    header += f" {'us/msg':>8} {'x ceiling':>9} {'JSON KiB':>9} {'reps':>5}"
+    header += f" {'cpu ms':>9} {'us/msg':>8} {'x ceiling':>9} {'JSON KiB':>9} {'reps':>5}"
     print(header)
     print("-" * len(header))
     for n in sizes:
@@ -676,10 +682,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for case in CASES:
             result = results[case.name]
             total = statistics.median(result.total)
-            per_message[case.name][n] = total / messages
+            cpu = statistics.median(result.cpu)
+            per_message[case.name][n] = cpu / messages
             print(
                 f"{n:>5} {messages:>6} {case.name:<12} {_ms(statistics.median(result.dump))}"
-                f" {_ms(statistics.median(result.load))} {_ms(total)} {_ms(min(result.total))}"
+                f" {_ms(statistics.median(result.load))} {_ms(total)} {_ms(min(result.total))} {_ms(cpu)}"
                 f" {total / messages * 1e6:8.2f} {ratios[case.name]:9.2f} {result.json_bytes / 1024:9.1f} {repeats:>5}"
             )
         worst_ratio = max(worst_ratio, ratios["tfrobot"])
@@ -689,7 +696,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
 
     smallest, largest = sizes[0], sizes[-1]
-    print(f"Linearity: per-message round trip (us) at each N; scaling = N={largest} / N={smallest}")
+    print(f"Linearity: per-message round trip, CPU time (us), at each N; scaling = N={largest} / N={smallest}")
     print(f"{'library':<12}" + "".join(f" {'N=' + str(n):>9}" for n in sizes) + f" {'scaling':>8}")
     for case in CASES:
         row = per_message[case.name]
