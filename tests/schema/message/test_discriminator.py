@@ -13,6 +13,7 @@ from tfrobot.schema.message import (
     AssistantTextMessage,
     BaseMessage,
     HistoryMessage,
+    IntermediateTrace,
     Message,
     MessageContractError,
     MultiPartMessage,
@@ -182,3 +183,103 @@ def test_json_schema_names_the_union_and_its_fallback() -> None:
     assert union["anyOf"][-1] == {"$ref": "#/$defs/BaseMessageFallback"}
     assert {} not in union["anyOf"]
     assert schema["$defs"]["BaseMessageFallback"]["title"] == "BaseMessage"
+
+
+_EDGE_RECORDS: list[dict[str, object]] = [
+    {"role": "user", "content": "old"},
+    {"role": "user", "content": [{"type": "text", "text": "a"}]},
+    {"role": "user", "content": [{"role": "user", "content": "nested"}]},
+    {"role": "user", "content": {"uid": "u9", "name": "Zoe"}},
+    {"role": "assistant", "content": "old reply"},
+    {"role": "tool", "tool_reses": [{"call_id": "c", "result": "r"}]},
+    {"role": "tool", "msg_type": "future_tool", "tool_reses": [{"call_id": "c", "result": "r"}], "extra": 1},
+    {"role": "console", "console_reses": [{"result": "ok"}]},
+    {"role": "system", "content": "be brief"},
+    {"role": "user", "msg_type": "hologram", "content": "x", "beam": {"k": [1, 2]}},
+    {"role": "assistant", "msg_type": "hologram", "content": "x"},
+    {
+        "role": "user",
+        "msg_type": "text",
+        "content": "now",
+        "intermediate_trace": {"records": [{"role": "user", "content": "in"}]},
+    },
+]
+
+
+@pytest.mark.parametrize("record", _EDGE_RECORDS)
+def test_json_and_python_dispatch_agree_on_edge_records(record: dict[str, object]) -> None:
+    """JSON input takes a key-lookup fast path; it must decide exactly as the Python-mode discriminator."""
+    from_python = TypeAdapter(Message).validate_python(record)
+    from_json = TypeAdapter(Message).validate_json(json.dumps(record))
+    assert type(from_json) is type(from_python)
+    assert _without_fresh_ids(from_json.model_dump()) == _without_fresh_ids(from_python.model_dump())
+    for inner_json, inner_python in zip(_inner(from_json), _inner(from_python), strict=True):
+        assert type(inner_json) is type(inner_python)
+
+
+def _without_fresh_ids(value: object) -> object:
+    """`value` without the ids and timestamps that default factories fill in differently on each load."""
+    if isinstance(value, dict):
+        return {k: _without_fresh_ids(v) for k, v in value.items() if k not in ("create_ts", "msg_id")}
+    if isinstance(value, list):
+        return [_without_fresh_ids(v) for v in value]
+    return value
+
+
+def _inner(msg: BaseMessage) -> list[BaseMessage]:
+    inner = list(msg.intermediate_trace.records) if isinstance(msg, UserMessage) else []
+    if isinstance(msg, HistoryMessage):
+        inner.extend(msg.content)
+    return inner
+
+
+def test_json_dispatch_of_every_class_in_every_container(messages: list[BaseMessage]) -> None:
+    blob = TypeAdapter(list[Message]).dump_json(messages)
+    for annotation in (list[Message], list[BaseMessage], tuple[BaseMessage, ...]):
+        restored = TypeAdapter(annotation).validate_json(blob)
+        assert _types(restored) == _types(messages)
+        assert list(restored) == messages
+
+
+def test_invalid_json_record_is_still_an_error() -> None:
+    with pytest.raises(ValidationError):
+        TypeAdapter(list[Message]).validate_json(b'[{"role": "user", "msg_type": "text", "content": 5}]')
+    with pytest.raises(ValidationError):
+        TypeAdapter(list[UserMessage]).validate_json(b'[{"role": "assistant", "msg_type": "text", "content": "x"}]')
+
+
+def _class_tree(msg: BaseMessage) -> object:
+    return (type(msg), [_class_tree(inner) for inner in _inner(msg)])
+
+
+def test_deeply_nested_messages_keep_their_class_through_every_entry_point() -> None:
+    leaf = TextMessage(content="leaf")
+    leaf.intermediate_trace.append(AssistantTextMessage(content="thinking"))
+    leaf.intermediate_trace.append(BaseMessage(role="tool", tool_reses=[]))
+    history = HistoryMessage(content=[leaf, MultiPartMessage(content=[])])
+    root = TextMessage(content="root")
+    root.intermediate_trace.append(history)
+    root.intermediate_trace.append(leaf)
+    data = root.model_dump_json()
+    expected = _class_tree(root)
+    loaded: list[BaseMessage] = [
+        TextMessage.model_validate_json(data),
+        BaseMessage.model_validate_json(data),
+        UserMessage.model_validate_json(data),
+        TypeAdapter(Message).validate_json(data),
+        TypeAdapter(list[BaseMessage]).validate_json(f"[{data}]")[0],
+        TypeAdapter(Message).validate_python(json.loads(data)),
+        IntermediateTrace.model_validate_json(f'{{"records": [{data}]}}').records[0],
+    ]
+    for restored in loaded:
+        assert _class_tree(restored) == expected
+        assert restored == root
+
+
+def test_json_schema_is_that_of_the_exact_union() -> None:
+    """The JSON fast path is an implementation detail: schemas generate without warnings, one branch only."""
+    schema = TypeAdapter(list[Message]).json_schema()
+    text = json.dumps(schema)
+    assert '"fast"' not in text
+    assert "msg_type" in text
+    assert "intermediate_trace" in json.dumps(TextMessage.model_json_schema())

@@ -9,6 +9,10 @@ subclass must be added to the union by hand ("容易遗漏"). Here both holes ar
   field) compiles to a tagged union of its registered descendants at Rust speed, with the class itself as
   the fallback branch (the seed's `DEFAULT_TAG`): unknown `msg_type`s from newer versions load there with
   every field kept.
+* JSON input is first dispatched on plain keys (`role`, then `msg_type`), which pydantic-core reads without
+  building Python objects; only what that cannot decide (legacy records without `msg_type`, unknown or
+  late types, invalid data) reaches the callable discriminator, which would otherwise convert every
+  message - its whole trace included - to Python dicts just to compute its tag (`_fast_union`).
 * A class registered after a union was compiled is still restored as itself through the `late` branch,
   which looks the registry up at validation time (slower, never lossy). The package rebuilds its own
   models once all built-in classes exist, so only third-party subclasses take that path.
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -294,7 +298,52 @@ def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) 
             return DEFAULT_TAG
         return compiled.get(kind, _LATE_TAG)
 
-    union = core_schema.tagged_union_schema(
-        choices, discriminator=discriminate, ref=ref, metadata={"pydantic_js_functions": [_publish_union]}
+    exact = core_schema.tagged_union_schema(choices, discriminator=discriminate)
+    from_json = core_schema.union_schema(
+        [(_fast_union(cls, choices, compiled), "fast"), (exact, "dispatch")], mode="left_to_right"
+    )
+
+    def json_schema(_: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return _publish_union(exact, handler)  # the published JSON Schema is that of the exact union
+
+    union = core_schema.json_or_python_schema(
+        json_schema=from_json, python_schema=exact, ref=ref, metadata={"pydantic_js_functions": [json_schema]}
     )
     return core_schema.definitions_schema(union, definitions) if definitions else union
+
+
+def _by_ref(schema: CoreSchema) -> CoreSchema:
+    ref = schema.get("ref")
+    return core_schema.definition_reference_schema(str(ref)) if ref is not None else schema
+
+
+def _fast_union(
+    cls: type[BaseMessage], choices: dict[str, CoreSchema], compiled: dict[type[BaseMessage], str]
+) -> CoreSchema:
+    """The common case dispatched on plain keys (`role`, then `msg_type`), which pydantic-core reads in place.
+
+    A callable discriminator makes pydantic-core convert each JSON message (its whole trace included) to
+    Python objects before calling it; key lookups do not. This branch only accepts records whose role and
+    `msg_type` name a class compiled into this union, or a role with no compiled class and no `msg_type` (the
+    fallback class, as `discriminate` decides too). Anything else - legacy records without `msg_type`,
+    unknown or late-registered types, invalid data - fails here on the tag and goes to the exact branch,
+    which decides it as before.
+    """
+    by_role: dict[str, dict[Hashable, CoreSchema]] = {}
+    for tag in compiled.values():
+        role, msg_type = tag.split(":", 1)
+        by_role.setdefault(role, {})[msg_type] = _by_ref(choices[tag])
+    inner: dict[Hashable, CoreSchema] = {
+        role: core_schema.tagged_union_schema(types, discriminator="msg_type") for role, types in by_role.items()
+    }
+    roles = get_args(cls.model_fields["role"].annotation) if _literal(cls, "role") is None else ()
+    for role in map(str, roles):
+        if role in ("user", "assistant") or role in by_role:
+            continue
+        # A role no compiled class has: a record without `msg_type` is the fallback class whatever registers
+        # later (`_legacy_tag` maps it to DEFAULT_TAG), so read `msg_type` and, when absent, the role itself.
+        msg_type_or_role: list[list[str | int]] = [["msg_type"], ["role"]]
+        inner[role] = core_schema.tagged_union_schema(
+            {role: _by_ref(choices[DEFAULT_TAG])}, discriminator=msg_type_or_role
+        )
+    return core_schema.tagged_union_schema(inner, discriminator="role")
