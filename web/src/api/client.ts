@@ -54,7 +54,10 @@ export class ApiError extends Error {
   }
 }
 
-/** Map FastAPI-style `{detail: [{loc, msg}]}` (or `{errors: [...]}`) to field messages. */
+/**
+ * Field messages of a 422: the server's `{errors: [{path: "keywords.0", message}]}` (also
+ * FastAPI's `{detail: [{loc, msg}]}`), keyed by the top-level param name.
+ */
 export function fieldErrors(body: unknown): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const obj = body && typeof body === "object" ? (body as Record<string, unknown>) : {};
@@ -62,7 +65,8 @@ export function fieldErrors(body: unknown): Record<string, string[]> {
   for (const raw of list) {
     if (!raw || typeof raw !== "object") continue;
     const e = raw as Record<string, unknown>;
-    const loc = Array.isArray(e.loc) ? e.loc : Array.isArray(e.path) ? e.path : typeof e.field === "string" ? e.field.split(".") : [];
+    const dotted = typeof e.path === "string" ? e.path : typeof e.field === "string" ? e.field : undefined;
+    const loc = Array.isArray(e.loc) ? e.loc : Array.isArray(e.path) ? e.path : dotted && dotted !== "(params)" ? dotted.split(".") : [];
     const path = loc.map(String).filter((p, i) => !(i === 0 && (p === "body" || p === "params")));
     const key = path[0] ?? "";
     const rest = path.slice(1).join(".");
@@ -100,9 +104,8 @@ export async function request<T>(path: string, init: RequestInit = {}): Promise<
   }
   if (!res.ok) {
     let msg = messageOf(res.status, body);
-    if (body && typeof body === "object" && typeof (body as Record<string, unknown>).errorId === "string") {
-      msg += ` (error id ${(body as Record<string, string>).errorId})`;
-    }
+    const errorId = body && typeof body === "object" ? (body as Record<string, unknown>).errorId : undefined;
+    if (typeof errorId === "string" && !msg.includes(errorId)) msg += ` (error id ${errorId})`;
     throw new ApiError(res.status, msg, body, res.status === 422 ? fieldErrors(body) : {});
   }
   return body as T;

@@ -151,6 +151,8 @@ export interface Resolution {
   fetches: FetchCall[];
   /** How each resolved param got its value. */
   sources: Record<string, "x-ref" | "x-default">;
+  /** The namespace the chain's fetches brought in (lowest precedence). */
+  fetched: Scope;
 }
 
 export interface ResolveOptions {
@@ -202,7 +204,7 @@ class Chain {
 
   async resolve(name: string, element: Scope, container: Scope, stack: string[]): Promise<Resolution> {
     const schemas = this.actions[name];
-    const out: Resolution = { params: {}, missing: [], fetches: this.calls, sources: {} };
+    const out: Resolution = { params: {}, missing: [], fetches: this.calls, sources: {}, fetched: this.fetched };
     for (const field of fieldsOf(schemas?.paramsSchema)) {
       let found = lookup(field, mergeScopes(this.fetched, container, element));
       if (found === UNSET && field.xFetch !== undefined) {
@@ -305,11 +307,12 @@ export async function resolveForUi(opts: ResolveOptions): Promise<UiResolution> 
       missing: fields.filter((f) => f.required).map((f) => f.name),
       fetches: [],
       sources: {},
+      fetched: {},
     }));
   }
   const locked = Object.keys(r.params).filter((k) => r.sources[k] === "x-ref" && fields.find((f) => f.name === k)?.xDefault === undefined);
   const prefilled = Object.keys(r.params).filter((k) => !locked.includes(k));
-  const out: UiResolution = { ...r, locked, prefilled, scope };
+  const out: UiResolution = { ...r, locked, prefilled, scope: mergeScopes(r.fetched, scope) };
   if (warning) {
     out.warning = warning;
     if (errorCode) out.errorCode = errorCode;

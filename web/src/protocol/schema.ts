@@ -189,7 +189,9 @@ export function elementSlots(retSchema: Schema, keys: readonly string[]): Elemen
 
 /** Human title of a property: its schema title, else the key split at camelCase. */
 export function titleOf(name: string, schema: Schema): string {
-  if (schema.title) return schema.title;
+  const squash = (t: string) => t.toLowerCase().replace(/[\s_-]/g, "");
+  // Pydantic's automatic titles ("Userid" for userId) say less than the key itself.
+  if (schema.title && squash(schema.title) !== squash(name)) return schema.title;
   const spaced = name.replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2");
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }

@@ -1,6 +1,6 @@
 /** Everything a view of one component needs: its actions, the shared x-fetch cache, calls. */
 import { useQueryClient } from "@tanstack/react-query";
-import { type ReactNode, createContext, useCallback, useContext, useMemo, useState } from "react";
+import { type ReactNode, createContext, useContext, useMemo } from "react";
 
 import { type ActionInfo, api } from "../api/client";
 import { type ActionSchemas, type FetchCache, type Params, canonicalJson } from "../protocol/resolver";
@@ -42,29 +42,29 @@ export function queryKey(robot: string, component: string, action: ActionInfo, p
 export function ComponentProvider(props: { robot: string; component: string; actions: ActionInfo[]; children: ReactNode }) {
   const { robot, component, actions } = props;
   const client = useQueryClient();
-  const [generation, setGeneration] = useState(0);
   const value = useMemo<ComponentCtx>(() => {
     const byName = Object.fromEntries(actions.map((a) => [a.name, a]));
     const schemas = Object.fromEntries(actions.map((a) => [a.name, { paramsSchema: a.paramsSchema, retSchema: a.retSchema }]));
+    const fetchCache: FetchCache = new Map();
     return {
       robot,
       component,
       actions,
       byName,
       schemas,
-      fetchCache: new Map(),
+      fetchCache,
       invoke: (action, params) => api.invoke(robot, component, action, params),
       afterMutation: async (action, also = []) => {
-        setGeneration((g) => g + 1);
         const resources = new Set([resourceOf(action), ...also]);
-        await Promise.all(
-          [...resources].map((r) => client.invalidateQueries({ queryKey: ["tfs", robot, component, r] })),
-        );
+        // x-fetch results of the mutated resources are stale too; others (the caller …) stay.
+        for (const key of [...fetchCache.keys()]) {
+          const target = byName[key.slice(0, key.indexOf("{"))];
+          if (!target || resources.has(resourceOf(target))) fetchCache.delete(key);
+        }
+        await Promise.all([...resources].map((r) => client.invalidateQueries({ queryKey: ["tfs", robot, component, r] })));
       },
     };
-    // `generation` renews the x-fetch cache after each mutation.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [robot, component, actions, client, generation]);
+  }, [robot, component, actions, client]);
   return <Ctx.Provider value={value}>{props.children}</Ctx.Provider>;
 }
 
@@ -72,10 +72,4 @@ export function useComponent(): ComponentCtx {
   const ctx = useContext(Ctx);
   if (!ctx) throw new Error("useComponent outside ComponentProvider");
   return ctx;
-}
-
-export function useStableCallback<A extends unknown[], R>(fn: (...a: A) => R): (...a: A) => R {
-  const [ref] = useState(() => ({ fn }));
-  ref.fn = fn;
-  return useCallback((...a: A) => ref.fn(...a), [ref]);
 }
