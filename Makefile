@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP) ## Create .venv and install the project with its dev extras
 
-run: $(STAMP) ## Start TFRobot (today: the message-system demo)
-	$(BIN)/tfrobot
+run: $(STAMP) ## Start TFRobotServer with the demo robot (prints the URL; `tfrobot demo` for the message demo)
+	$(BIN)/tfrobot serve
 
 lint: $(STAMP) ## ruff check + format check
 	$(BIN)/ruff check src tests bench
@@ -33,8 +33,10 @@ pytest: $(STAMP) ## The test suite only
 
 test: lint typecheck pytest ## Everything CI runs
 
-bench: $(STAMP) ## Benchmarks against peers (prints ratios)
-	$(BIN)/python bench/messages.py
+bench: $(STAMP) ## Benchmarks against peers (prints ratios): every bench/*.py
+	@set -e; for script in bench/messages.py bench/server.py; do \
+		if [ -f $$script ]; then echo "== $$script"; $(BIN)/python $$script; fi; \
+	done
 
 clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,4 +1,4 @@
-"""`tfrobot` command: today a demo of the message system (the server's CLI replaces it when it lands)."""
+"""The message-system demo (`tfrobot demo`; the `tfrobot` command itself lives in `tfrobotserver.cli`)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,37 @@
+"""The one error type of the TFSAction layer.
+
+Protocol mistakes are found while classes are created (at import or app start-up), long before a
+console user clicks a button; the error therefore has to tell a developer exactly where to look:
+which component and action, which field of which schema, the offending value, and how to fix it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ActionProtocolError(TypeError):
+    """A TFSAction declaration that breaks the protocol (raised at registration, never at run time)."""
+
+    def __init__(self, *, action: str, field: str, problem: str, fix: str, value: Any = None) -> None:
+        self.action = action
+        self.field = field
+        self.problem = problem
+        self.fix = fix
+        self.value = value
+        shown = "" if value is None else f" (value: {value!r})"
+        super().__init__(f"TFSAction {action!r}, {field}: {problem}{shown}. Fix: {fix}")
+
+
+class ActionInputError(ValueError):
+    """Raised by a component when a parameter is well-typed but unusable (answered with 422).
+
+    Pydantic validation catches type errors before the call; this is for what only the component
+    can know (a template that does not compile, an id that does not exist).
+    """
+
+    def __init__(self, path: str, message: str, value: Any = None) -> None:
+        self.path = path
+        self.message = message
+        self.value = value
+        super().__init__(f"{path}: {message}")

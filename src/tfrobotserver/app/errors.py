@@ -1,0 +1,93 @@
+"""HTTP error responses: one JSON shape (`ErrorBody`) for every status the API returns.
+
+A component failure is answered with 500 and an error id that is also in the server log with
+the stack trace; the response never carries the trace or the exception text, which may hold
+internals (paths, SQL, secrets).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic_core import ErrorDetails
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tfrobotserver.dtos.api import ErrorBody, FieldError
+
+logger = logging.getLogger("tfrobotserver")
+
+
+class ApiError(Exception):
+    """An error the API answers with `status` and an `ErrorBody`."""
+
+    def __init__(
+        self, status: int, error: str, message: str, errors: list[FieldError] | None = None, error_id: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = ErrorBody(error=error, message=message, errors=errors, error_id=error_id)
+
+
+def field_errors(details: Iterable[ErrorDetails | Mapping[str, Any]], skip_prefix: int = 0) -> list[FieldError]:
+    """pydantic error details as path / message / type / value, one per invalid field."""
+    out: list[FieldError] = []
+    for d in details:
+        loc = [str(p) for p in tuple(d.get("loc", ()))[skip_prefix:]]
+        out.append(
+            FieldError(
+                path=".".join(loc) or "(params)",
+                message=str(d.get("msg", "")),
+                type=str(d.get("type", "")),
+                value=d.get("input"),
+            )
+        )
+    return out
+
+
+def internal_error(exc: BaseException, where: str) -> ApiError:
+    """Log `exc` with a fresh error id and return the 500 that quotes only the id."""
+    error_id = uuid.uuid4().hex
+    logger.error("%s failed; error id %s", where, error_id, exc_info=exc)
+    return ApiError(
+        500,
+        "internal_error",
+        f"{where} failed; the server log has the details under error id {error_id}",
+        error_id=error_id,
+    )
+
+
+def _response(err: ApiError) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if err.status == 401 else None
+    return JSONResponse(err.body.model_dump(mode="json", exclude_none=True), status_code=err.status, headers=headers)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Route every error through `ErrorBody`."""
+
+    async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        return _response(exc)
+
+    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        errors = field_errors(exc.errors())
+        return _response(ApiError(422, "invalid_request", "the request is not valid; see `errors`", errors=errors))
+
+    async def on_http(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return _response(ApiError(exc.status_code, code, str(exc.detail)))
+
+    async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        return _response(internal_error(exc, f"{request.method} {request.url.path}"))
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(StarletteHTTPException, on_http)
+    app.add_exception_handler(Exception, on_unexpected)

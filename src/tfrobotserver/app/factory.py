@@ -1,0 +1,46 @@
+"""`create_app`: the FastAPI application for a set of robots."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+import tfrobot
+from tfrobotserver.app.auth import Authenticator
+from tfrobotserver.app.errors import install_error_handlers
+from tfrobotserver.app.routes import router
+from tfrobotserver.app.runtime import Runtime, load_robots
+from tfrobotserver.app.settings import ServerSettings
+from tfrobotserver.robot.base import Robot
+
+logger = logging.getLogger("tfrobotserver")
+
+
+def create_app(settings: ServerSettings | None = None, robots: Sequence[Robot] | None = None) -> FastAPI:
+    """The API for `robots` (default: those named in `settings.robots`); OpenAPI docs at /docs."""
+    settings = settings or ServerSettings()
+    runtime = Runtime(settings, load_robots(settings.robots) if robots is None else robots)
+    authenticator = Authenticator(settings.tokens)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if not authenticator.enabled:
+            logger.warning("no token configured: every caller has read and write access; serve on loopback only")
+        await runtime.ensure_started()
+        yield
+        await runtime.aclose()
+
+    app = FastAPI(
+        title="TFRobotServer",
+        version=tfrobot.__version__,
+        description="TFSAction API: every robot component's debug and data actions, described by JSON Schema.",
+        lifespan=lifespan,
+    )
+    app.state.runtime = runtime
+    app.state.authenticator = authenticator
+    app.include_router(router)
+    install_error_handlers(app)
+    return app

@@ -1,0 +1,71 @@
+"""What a running app holds: robots, the database engine, and the token table.
+
+Start-up (table creation, component `aon_startup`) runs once, lazily on the first request as
+well as from the lifespan, so that an app driven without lifespan events (httpx's ASGITransport)
+behaves the same as one under Uvicorn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from tfrobotserver.app.settings import ServerSettings
+from tfrobotserver.robot.base import Robot
+from tfrobotserver.storage import metadata
+
+
+def load_robots(paths: Sequence[str]) -> list[Robot]:
+    """Import each `module:callable` and call it; the result must be a `Robot`."""
+    robots: list[Robot] = []
+    for path in paths:
+        module_name, _, attr = path.partition(":")
+        factory = getattr(importlib.import_module(module_name), attr or "build_robot", None)
+        robot = factory() if callable(factory) else None
+        if not isinstance(robot, Robot):
+            raise TypeError(f"robots: {path!r} did not give a Robot; point it at a function returning one")
+        robots.append(robot)
+    return robots
+
+
+class Runtime:
+    """Robots by name plus the engine their components share."""
+
+    def __init__(self, settings: ServerSettings, robots: Sequence[Robot]) -> None:
+        names = [r.name for r in robots]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"robots: names {duplicates} are used twice; give each robot its own name")
+        self.settings = settings
+        self.robots: dict[str, Robot] = {r.name: r for r in robots}
+        url = settings.resolved_database_url()
+        self.engine: AsyncEngine = create_async_engine(url)
+        self.sessions: async_sessionmaker[AsyncSession] = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._started = False
+        self._lock = asyncio.Lock()
+
+    async def ensure_started(self) -> None:
+        """Create tables and let each component seed itself, exactly once."""
+        if self._started:
+            return
+        async with self._lock:
+            if self._started:
+                return
+            database = self.engine.url.database
+            if self.engine.url.get_backend_name() == "sqlite" and database not in (None, "", ":memory:"):
+                Path(str(database)).parent.mkdir(parents=True, exist_ok=True)
+            async with self.engine.begin() as conn:
+                await conn.run_sync(metadata.create_all)
+            async with self.sessions.begin() as session:
+                for robot in self.robots.values():
+                    for component in robot.components.values():
+                        await component.aon_startup(session)
+            self._started = True
+
+    async def aclose(self) -> None:
+        """Release database connections."""
+        await self.engine.dispose()

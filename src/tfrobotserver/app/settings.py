@@ -1,0 +1,82 @@
+"""Server configuration: tokens, where data lives, which robots to serve.
+
+Read from `<config dir>/server.toml` when the CLI gets `--config DIR`; every field has a default
+so that `tfrobot serve` works with no file at all (demo robot, SQLite in the user data dir, no
+tokens and therefore loopback only).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+
+Scope = Literal["read", "write"]
+CONFIG_FILE = "server.toml"
+
+
+class TokenConfig(BaseModel):
+    """A bearer token: `secret` inline or, better, the name of an environment variable holding it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    scopes: list[Scope] = Field(default_factory=lambda: list[Scope](["read"]))
+    secret: SecretStr | None = None
+    secret_env: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> TokenConfig:
+        if (self.secret is None) == (self.secret_env is None):
+            raise ValueError(f"token {self.name!r}: set exactly one of `secret` or `secret_env`")
+        return self
+
+    def resolve_secret(self) -> str:
+        """The secret itself; a missing environment variable is a start-up error, not an open door."""
+        inline = self.secret.get_secret_value() if self.secret is not None else None
+        value = inline if inline is not None else os.environ.get(self.secret_env or "", "")
+        if len(value) < 16:
+            raise ValueError(
+                f"token {self.name!r}: the secret (from {self.secret_env or 'secret'}) is missing or shorter than "
+                "16 characters; generate one with `python -c 'import secrets; print(secrets.token_urlsafe())'`"
+            )
+        return value
+
+
+class ServerSettings(BaseModel):
+    """Everything `create_app` and `tfrobot serve` need."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    tokens: list[TokenConfig] = Field(default_factory=list)
+    data_dir: Path | None = None
+    """Defaults to the XDG user data dir (platformdirs) of "tfrobot"."""
+    database_url: str | None = None
+    """Any SQLAlchemy async URL; defaults to SQLite in `data_dir`."""
+    robots: list[str] = Field(default_factory=lambda: ["tfrobotserver.robot.demo:build_demo_robot"])
+    """`module:callable` paths, each returning a `Robot`."""
+
+    def resolved_data_dir(self) -> Path:
+        """`data_dir`, or the platform's user data directory for TFRobot."""
+        return self.data_dir or Path(platformdirs.user_data_dir("tfrobot", appauthor=False))
+
+    def resolved_database_url(self) -> str:
+        """`database_url`, or the SQLite file `server.sqlite3` in the data dir."""
+        return self.database_url or f"sqlite+aiosqlite:///{self.resolved_data_dir() / 'server.sqlite3'}"
+
+
+def load_settings(config_dir: Path | None) -> ServerSettings:
+    """Settings from `config_dir/server.toml`, or the defaults when there is no directory."""
+    if config_dir is None:
+        return ServerSettings()
+    path = config_dir / CONFIG_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no {CONFIG_FILE} in the --config directory; create one or drop --config")
+    with path.open("rb") as handle:
+        return ServerSettings.model_validate(tomllib.load(handle))

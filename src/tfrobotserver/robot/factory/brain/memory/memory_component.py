@@ -1,0 +1,83 @@
+"""The demo memory component: documents in SQLite plus the read actions its forms fetch from.
+
+`acreate_doc` shows x-fetch: its owner defaults to the caller (`userId`, fetched with
+`aget_current_user` when no row provides it) and its file type to the first accepted type
+(`fileTypeOptions`, an Options namespace fetched with `aget_doc_types`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tfrobotserver.actions.alias import ActionAlias
+from tfrobotserver.actions.component import TFSComponent
+from tfrobotserver.actions.decorator import tfs_action
+from tfrobotserver.actions.errors import ActionInputError
+from tfrobotserver.actions.injected import Principal
+from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDoc
+from tfrobotserver.dtos.factory.brain.memory.doc_types import DocType, DocTypeCatalog
+from tfrobotserver.dtos.factory.user import CurrentUser
+from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin, memory_docs
+
+
+class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
+    """Memory documents of one collection; seeds `seed_docs` example rows into an empty store."""
+
+    collection: str = "default"
+    seed_docs: int = Field(default=0, ge=0)
+    file_types: dict[str, str] = Field(default_factory=lambda: {"pdf": "PDF document", "md": "Markdown", "txt": "Text"})
+
+    async def aon_startup(self, session: AsyncSession) -> None:
+        count_query = select(func.count()).select_from(memory_docs).where(memory_docs.c.collection == self.collection)
+        if (await session.execute(count_query)).scalar_one() > 0:
+            return
+        kinds = list(self.file_types) or ["txt"]
+        for i in range(1, self.seed_docs + 1):
+            kind = kinds[i % len(kinds)]
+            await self._insert(
+                session,
+                {
+                    "file_uri": f"memory://{self.collection}/doc-{i:04d}.{kind}",
+                    "file_type": kind,
+                    "keywords": [f"topic-{i % 5}", kind],
+                    "doc_metadata": {"seeded": True, "n": i},
+                },
+            )
+
+    @tfs_action(alias=ActionAlias(resource="user", resource_op_type="get"))
+    async def aget_current_user(self, principal: Principal) -> CurrentUser:
+        """Who is calling: the x-fetch target of parameters that default to the caller."""
+        return CurrentUser(user_id=principal.name, display_name=principal.name, scopes=sorted(principal.scopes))
+
+    @tfs_action(alias=ActionAlias(resource="doc_type", resource_op_type="get"))
+    async def aget_doc_types(self) -> DocTypeCatalog:
+        """The file types this memory accepts (feeds the file type select of acreate_doc)."""
+        return DocTypeCatalog(types=[DocType(key=k, label=v) for k, v in self.file_types.items()])
+
+    @tfs_action(alias=ActionAlias(category="pageable", resource="doc", resource_op_type="create"))
+    async def acreate_doc(
+        self,
+        async_session: AsyncSession,
+        file_uri: Annotated[str, Field(min_length=1)],
+        file_type: Annotated[
+            str, Field(json_schema_extra={"x-default": "fileTypeOptions.keys[0]", "x-fetch": "aget_doc_types"})
+        ],
+        owner_id: Annotated[
+            str, Field(json_schema_extra={"x-ref": "userId", "x-default": "userId", "x-fetch": "aget_current_user"})
+        ],
+        keywords: list[str] | None = None,
+    ) -> AIMemoryDoc:
+        """Register a document; the owner is kept in its metadata."""
+        if file_type not in self.file_types:
+            raise ActionInputError("file_type", f"must be one of {sorted(self.file_types)}", file_type)
+        values: dict[str, Any] = {
+            "file_uri": file_uri,
+            "file_type": file_type,
+            "keywords": keywords or [],
+            "doc_metadata": {"owner": owner_id},
+        }
+        return await self._one(async_session, await self._insert(async_session, values))

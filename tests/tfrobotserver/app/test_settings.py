@@ -1,0 +1,58 @@
+"""Server settings: defaults, server.toml, token secrets, the XDG data dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr, ValidationError
+
+from tfrobotserver.app.auth import Authenticator
+from tfrobotserver.app.runtime import load_robots
+from tfrobotserver.app.settings import ServerSettings, TokenConfig, load_settings
+
+
+def test_defaults_use_the_xdg_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    settings = load_settings(None)
+    assert (settings.host, settings.port, settings.tokens) == ("127.0.0.1", 8000, [])
+    assert settings.resolved_data_dir() == tmp_path / "tfrobot"
+    assert settings.resolved_database_url() == f"sqlite+aiosqlite:///{tmp_path / 'tfrobot' / 'server.sqlite3'}"
+    assert ServerSettings(data_dir=Path("/x")).resolved_database_url() == "sqlite+aiosqlite:////x/server.sqlite3"
+
+
+def test_server_toml(tmp_path: Path) -> None:
+    (tmp_path / "server.toml").write_text(
+        'port = 9000\ndata_dir = "/srv/tfrobot"\n'
+        '[[tokens]]\nname = "ci"\nscopes = ["read", "write"]\nsecret_env = "CI_TOKEN"\n',
+        encoding="utf-8",
+    )
+    settings = load_settings(tmp_path)
+    assert settings.port == 9000
+    assert settings.data_dir == Path("/srv/tfrobot")
+    assert settings.tokens == [TokenConfig(name="ci", scopes=["read", "write"], secret_env="CI_TOKEN")]
+    with pytest.raises(FileNotFoundError, match=r"no server\.toml in the --config directory"):
+        load_settings(tmp_path / "missing")
+
+
+def test_unknown_keys_and_token_sources_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "server.toml").write_text("prot = 1\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match="prot"):
+        load_settings(tmp_path)
+    with pytest.raises(ValidationError, match="exactly one of `secret` or `secret_env`"):
+        TokenConfig(name="t")
+
+
+def test_a_missing_or_short_secret_stops_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
+    with pytest.raises(ValueError, match=r"token 'a'.*NOT_SET_ANYWHERE.*missing or shorter than 16"):
+        Authenticator([TokenConfig(name="a", secret_env="NOT_SET_ANYWHERE")])
+    with pytest.raises(ValueError, match="shorter than 16"):
+        Authenticator([TokenConfig(name="b", secret=SecretStr("short"))])
+    assert "short" not in repr(TokenConfig(name="b", secret=SecretStr("short")))
+
+
+def test_load_robots_by_import_path() -> None:
+    assert [r.name for r in load_robots(["tfrobotserver.robot.demo:build_demo_robot"])] == ["demo"]
+    with pytest.raises(TypeError, match="did not give a Robot"):
+        load_robots(["tfrobotserver.robot.demo:demo_graph"])

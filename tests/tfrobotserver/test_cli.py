@@ -1,0 +1,60 @@
+"""The `tfrobot` command: serve's bind rules and the demo sub-command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+from typer.testing import CliRunner
+
+from tfrobotserver.app.settings import ServerSettings, TokenConfig
+from tfrobotserver.cli import app, plan_bind
+
+runner = CliRunner()
+
+
+def test_without_tokens_only_loopback_is_bound() -> None:
+    host, port, notes = plan_bind(ServerSettings(), "0.0.0.0", None)
+    assert (host, port) == ("127.0.0.1", 8000)
+    assert notes[0] == "no token configured: refusing to bind 0.0.0.0; binding 127.0.0.1 only"
+    assert plan_bind(ServerSettings(), "::1", 9001)[:2] == ("::1", 9001)
+    assert plan_bind(ServerSettings(), "localhost", None)[0] == "localhost"
+
+
+def test_with_tokens_any_host_is_allowed() -> None:
+    settings = ServerSettings(tokens=[TokenConfig(name="t", secret=SecretStr("x" * 20))])
+    assert plan_bind(settings, "0.0.0.0", 80) == ("0.0.0.0", 80, [])
+
+
+def test_help_lists_serve_and_demo() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "serve" in result.output
+    assert "demo" in result.output
+    serve_help = runner.invoke(app, ["serve", "--help"])
+    assert "--config" in serve_help.output
+
+
+def test_serve_refuses_a_missing_config_dir(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["serve", "--config", str(tmp_path / "nope")])
+    assert result.exit_code == 2
+
+
+def test_demo_runs_the_message_demo() -> None:
+    result = runner.invoke(app, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert "every class intact" in result.output
+
+
+def test_serve_reports_config_mistakes_without_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TFROBOT_NO_SUCH_SECRET", raising=False)
+    (tmp_path / "server.toml").write_text('[[tokens]]\nname = "ci"\nsecret_env = "TFROBOT_NO_SUCH_SECRET"\n')
+    result = runner.invoke(app, ["serve", "--config", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "cannot start: token 'ci'" in result.output
+    assert "Traceback" not in result.output
+    (tmp_path / "server.toml").write_text('robots = ["tfrobotserver.robot.demo:nothing_here"]\n')
+    result = runner.invoke(app, ["serve", "--config", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "did not give a Robot" in result.output
