@@ -189,7 +189,7 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
   const formError = errors[""]?.join("; ");
   return (
     <Stack gap="sm" data-form={action.name}>
-      {action.description && (
+      {action.description && !props.standalone && (
         <Text size="sm" c="dimmed">
           {action.description}
         </Text>

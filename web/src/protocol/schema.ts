@@ -193,5 +193,5 @@ export function titleOf(name: string, schema: Schema): string {
   // Pydantic's automatic titles ("Userid" for userId) say less than the key itself.
   if (schema.title && squash(schema.title) !== squash(name)) return schema.title;
   const spaced = name.replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2");
-  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+  return spaced.replace(/(^|\s)\S/g, (c) => c.toUpperCase());
 }

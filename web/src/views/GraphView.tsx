@@ -11,8 +11,9 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import type { ActionInfo } from "../api/client";
 import { ActionButtons } from "../components/ActionForm";
 import { toText } from "../components/format";
-import { type Params, containerScope, elementScope } from "../protocol/resolver";
-import { type Schema, deref, elementSlots, fieldsOf } from "../protocol/schema";
+import { FieldRenderer } from "../components/SchemaForm";
+import { type Params, containerScope, elementScope, pruneParams } from "../protocol/resolver";
+import { type Schema, deref, elementSlots, fieldsOf, titleOf } from "../protocol/schema";
 import { queryKey, resourceOf, useComponent } from "./context";
 
 const LAYOUTS = ["cose", "grid", "circle", "concentric", "breadthfirst"] as const;
@@ -31,12 +32,10 @@ function label(v: unknown): string {
 export function GraphView(props: { action: ActionInfo }) {
   const { action } = props;
   const ctx = useComponent();
-  const params: Params = useMemo(() => {
-    // Send the defaults the schema declares for any limit-like params; others stay unset.
-    const p: Params = {};
-    for (const f of fieldsOf(action.paramsSchema)) if (f.required && f.schema.default !== undefined) p[f.name] = f.schema.default;
-    return p;
-  }, [action.paramsSchema]);
+  // The get_graph's own params (a limit, a root …): edited in a small form, applied on "Load".
+  const fields = useMemo(() => fieldsOf(action.paramsSchema), [action.paramsSchema]);
+  const [draft, setDraft] = useState<Params>({});
+  const [params, setParams] = useState<Params>({});
   const query = useQuery({
     queryKey: queryKey(ctx.robot, ctx.component, action, params),
     queryFn: () => ctx.invoke(action.name, params),
@@ -130,8 +129,8 @@ export function GraphView(props: { action: ActionInfo }) {
 
   return (
     <Stack gap="xs">
-      <Group justify="space-between">
-        <Group gap="xs">
+      <Group justify="space-between" align="flex-end">
+        <Group gap="xs" align="flex-end">
           <Select
             aria-label="Layout"
             size="xs"
@@ -152,6 +151,25 @@ export function GraphView(props: { action: ActionInfo }) {
             value={selected?.kind === "nodes" && element ? toText(element.iri) : null}
             onChange={selectNode}
           />
+          {fields.map((f) => (
+            <div key={f.name} style={{ width: 120 }}>
+              <FieldRenderer
+                name={f.name}
+                label={titleOf(f.name, f.schema)}
+                schema={f.schema}
+                root={action.paramsSchema}
+                required={f.required}
+                readOnly={false}
+                value={draft[f.name] ?? f.schema.default}
+                onChange={(v) => setDraft((d) => ({ ...d, [f.name]: v }))}
+              />
+            </div>
+          ))}
+          {fields.length > 0 && (
+            <Button size="compact-sm" onClick={() => setParams(pruneParams(draft, fields))}>
+              Load
+            </Button>
+          )}
           <Button size="compact-sm" variant="default" onClick={() => cyRef.current?.fit()}>
             Fit
           </Button>
