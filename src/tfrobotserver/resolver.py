@@ -7,8 +7,9 @@ section 1 and 4.4) are:
 - each element has its own scope; element variables override container variables, which
   override fetched ones (a null value does not shadow a lower scope);
 - a parameter tries x-ref (a variable name), then x-default (JMESPath over the namespace);
-- only when both give nothing may its x-fetch action run; after each fetch the parameter is
-  tried again; the fetch target's own parameters are resolved by the same rules (a chain);
+- only when both give nothing may its x-fetch action run; after a fetch the parameter is tried
+  again, and so is every parameter still unresolved; the fetch target's own parameters are
+  resolved by the same rules (a chain);
 - fetches are cached and deduplicated by action + canonical JSON of the resolved params;
 - at most 10 fetches per resolution chain, and no cycles: both abort with a clear error.
 
@@ -167,20 +168,25 @@ class _Chain:
     ) -> tuple[dict[str, Any], list[str]]:
         schema = action.params_schema
         root = deref(schema, schema)
-        required = set(root.get("required", ()))
-        params: dict[str, Any] = {}
-        missing: list[str] = []
-        for name, prop in root.get("properties", {}).items():
-            meta = field_meta(schema, prop)
-            value = _lookup(meta, merge_scopes(self.fetched, container, element))
-            if value is _UNSET and isinstance(meta.get("x-fetch"), str):
-                self._fetch(meta["x-fetch"], element, container, stack)
+        props: dict[str, Any] = root.get("properties", {})
+        metas = {name: field_meta(schema, prop) for name, prop in props.items()}
+        found: dict[str, Any] = {}
+        grown = True
+        while grown:  # a fetch may provide what an earlier parameter lacked: retry until nothing new
+            before = dict(self.fetched)
+            for name, meta in metas.items():
+                if name in found:
+                    continue
                 value = _lookup(meta, merge_scopes(self.fetched, container, element))
-            if value is not _UNSET:
-                params[name] = value
-            elif name in required:
-                missing.append(name)
-        return params, missing
+                if value is _UNSET and isinstance(meta.get("x-fetch"), str):
+                    self._fetch(meta["x-fetch"], element, container, stack)
+                    value = _lookup(meta, merge_scopes(self.fetched, container, element))
+                if value is not _UNSET:
+                    found[name] = value
+            grown = self.fetched != before
+        required = set(root.get("required", ()))
+        params = {name: found[name] for name in props if name in found}
+        return params, [name for name in props if name in required and name not in found]
 
     def _fetch(
         self, target: str, element: Mapping[str, Any], container: Mapping[str, Any], stack: tuple[str, ...]

@@ -30,13 +30,13 @@ async def get_runtime(request: Request) -> Runtime:
     return runtime
 
 
-def get_principal(request: Request, authorization: Annotated[str | None, Header()] = None) -> Principal:
+async def get_principal(request: Request, authorization: Annotated[str | None, Header()] = None) -> Principal:
     """The authenticated caller (401 otherwise)."""
     auth: Authenticator = request.app.state.authenticator
     return auth.authenticate(authorization)
 
 
-def reader(principal: Annotated[Principal, Depends(get_principal)]) -> Principal:
+async def reader(principal: Annotated[Principal, Depends(get_principal)]) -> Principal:
     """A caller allowed to read (403 otherwise)."""
     Authenticator.require(principal, "read", "listing")
     return principal

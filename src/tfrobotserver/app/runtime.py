@@ -14,9 +14,13 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.robot.base import Robot
 from tfrobotserver.storage import metadata
+
+PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL})
+"""Context keys the server can inject into action parameters."""
 
 
 def load_robots(paths: Sequence[str]) -> list[Robot]:
@@ -40,6 +44,16 @@ class Runtime:
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"robots: names {duplicates} are used twice; give each robot its own name")
+        for robot in robots:
+            for comp_name, comp in robot.components.items():
+                for action in type(comp).tfs_bound_actions().values():
+                    unknown = sorted(set(action.injected.values()) - PROVIDED)
+                    if unknown:
+                        raise ValueError(
+                            f"{robot.name}/{comp_name}/{action.name}: asks the server to inject {unknown}, which "
+                            "it does not provide; use AsyncSession, Principal or Injected(key) with a key in "
+                            f"{sorted(PROVIDED)}"
+                        )
         self.settings = settings
         self.robots: dict[str, Robot] = {r.name: r for r in robots}
         url = settings.resolved_database_url()

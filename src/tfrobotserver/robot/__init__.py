@@ -1,0 +1,1 @@
+"""Robots and their components (`Robot`; the demo robot in `demo`)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Generic, TypeVar
 
 import pytest
@@ -54,6 +55,21 @@ def test_alias_model() -> None:
         ActionAlias.model_validate({"category": "tabular", "resource": "x", "resource_op_type": "get"})
     with pytest.raises(ValueError, match="resource_op_type"):
         ActionAlias.model_validate({"resource": "x", "resource_op_type": "upsert"})
+
+
+@pytest.mark.parametrize(
+    ("category", "op", "message"),
+    [
+        ("graphical", "get_list", "resource_op_type='get_list' needs category='pageable', got category='graphical'"),
+        (None, "get_list", "needs category='pageable', got category=None"),
+        ("pageable", "get_graph", "resource_op_type='get_graph' needs category='graphical'"),
+        ("pageable", "render", "resource_op_type='render' needs no category (None), got category='pageable'"),
+        ("graphical", "config", "needs no category (None)"),
+    ],
+)
+def test_category_must_fit_the_operation(category: str | None, op: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ActionAlias.model_validate({"category": category, "resource": "x", "resource_op_type": op})
 
 
 def test_mixin_actions_are_inherited_with_typevars_substituted() -> None:

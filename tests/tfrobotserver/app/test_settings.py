@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 from pydantic import SecretStr, ValidationError
 
+from tfrobotserver.actions.alias import ActionAlias
+from tfrobotserver.actions.component import TFSComponent
+from tfrobotserver.actions.decorator import tfs_action
+from tfrobotserver.actions.injected import Injected
 from tfrobotserver.app.auth import Authenticator
+from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.runtime import load_robots
 from tfrobotserver.app.settings import ServerSettings, TokenConfig, load_settings
+from tfrobotserver.robot.base import Robot
 
 
 def test_defaults_use_the_xdg_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -56,3 +63,13 @@ def test_load_robots_by_import_path() -> None:
     assert [r.name for r in load_robots(["tfrobotserver.robot.demo:build_demo_robot"])] == ["demo"]
     with pytest.raises(TypeError, match="did not give a Robot"):
         load_robots(["tfrobotserver.robot.demo:demo_graph"])
+
+
+def test_an_action_asking_for_an_unknown_injection_is_refused_at_start_up(tmp_path: Path) -> None:
+    class Clocked(TFSComponent):
+        @tfs_action(alias=ActionAlias(resource="clock", resource_op_type="get"))
+        async def aget_time(self, now: Annotated[float, Injected("clock")]) -> float:
+            return now
+
+    with pytest.raises(ValueError, match=r"r/c/aget_time: asks the server to inject \['clock'\]"):
+        create_app(ServerSettings(data_dir=tmp_path), robots=[Robot("r", {"c": Clocked()})])

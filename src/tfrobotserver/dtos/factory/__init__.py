@@ -1,0 +1,1 @@
+"""DTOs built by component factories (the seed's `dtos/factory/`): graph elements, users, memory."""

@@ -1,0 +1,1 @@
+"""Component classes and the action mixins they are built from (the seed's `robot/factory/`)."""

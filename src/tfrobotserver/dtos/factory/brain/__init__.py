@@ -1,0 +1,1 @@
+"""DTOs of brain components."""

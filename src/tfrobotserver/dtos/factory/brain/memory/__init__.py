@@ -1,0 +1,1 @@
+"""DTOs of memory components: documents and their file types."""

@@ -1,0 +1,1 @@
+"""Memory components: document management (DPE) and the knowledge graph."""
