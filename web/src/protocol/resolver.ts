@@ -6,9 +6,12 @@
  * - `containerScope` / `mergeScopes`: container variables (page, pageSize …) are visible to every
  *   element and overridden by the element's own variables.
  * - `resolveParams`: fill an action's params: x-ref then x-default first; x-fetch only when both
- *   fail; after each fetch merge its result's namespace and retry; fetches cached and deduped by
- *   action + canonical JSON of the resolved params (in-flight requests included); more than
- *   `FETCH_LIMIT` fetch triggers in one resolution chain abort with `FETCH_LIMIT_WARNING`.
+ *   fail; after a fetch merge its result's root namespace and retry every unresolved param; a
+ *   fetch target's own params resolve by the same rules; fetches cached and deduped by action +
+ *   canonical JSON of the resolved params (in-flight requests included); more than `FETCH_LIMIT`
+ *   calls in one chain, or a cycle, abort with the seed's warning (`ResolverError`).
+ *
+ * The Python twin is `tfrobotserver.resolver`; both pass every vector in `conformance/`.
  *
  * I/O is injected (`fetch`), so the same code runs in the browser and against the shared test
  * vectors in `conformance/`.
@@ -203,17 +206,29 @@ class Chain {
   ) {}
 
   async resolve(name: string, element: Scope, container: Scope, stack: string[]): Promise<Resolution> {
-    const schemas = this.actions[name];
-    const out: Resolution = { params: {}, missing: [], fetches: this.calls, sources: {}, fetched: this.fetched };
-    for (const field of fieldsOf(schemas?.paramsSchema)) {
-      let found = lookup(field, mergeScopes(this.fetched, container, element));
-      if (found === UNSET && field.xFetch !== undefined) {
-        await this.fetchInto(field.xFetch, element, container, stack);
-        found = lookup(field, mergeScopes(this.fetched, container, element));
+    const fields = fieldsOf(this.actions[name]?.paramsSchema);
+    const found = new Map<string, { value: unknown; source: "x-ref" | "x-default" }>();
+    // A fetch may provide what an earlier param lacked: retry every unresolved param until the
+    // fetched namespace stops growing.
+    for (let grown = true; grown; ) {
+      const before = canonicalJson(this.fetched);
+      for (const field of fields) {
+        if (found.has(field.name)) continue;
+        let hit = lookup(field, mergeScopes(this.fetched, container, element));
+        if (hit === UNSET && field.xFetch !== undefined) {
+          await this.fetchInto(field.xFetch, element, container, stack);
+          hit = lookup(field, mergeScopes(this.fetched, container, element));
+        }
+        if (hit !== UNSET) found.set(field.name, hit);
       }
-      if (found !== UNSET) {
-        out.params[field.name] = found.value;
-        out.sources[field.name] = found.source;
+      grown = canonicalJson(this.fetched) !== before;
+    }
+    const out: Resolution = { params: {}, missing: [], fetches: this.calls, sources: {}, fetched: this.fetched };
+    for (const field of fields) {
+      const hit = found.get(field.name);
+      if (hit) {
+        out.params[field.name] = hit.value;
+        out.sources[field.name] = hit.source;
       } else if (field.required) out.missing.push(field.name);
     }
     return out;
