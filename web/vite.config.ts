@@ -11,5 +11,5 @@ export default defineConfig({
   base: "/",
   build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 2000 },
   server: { proxy: { "/api": "http://127.0.0.1:8000" } },
-  test: { environment: "node", include: ["tests/**/*.test.ts", "tests/**/*.test.tsx"] },
+  test: { environment: "node", include: ["tests/**/*.test.ts", "tests/**/*.test.tsx"], setupFiles: ["tests/setup-dom.ts"] },
 });
