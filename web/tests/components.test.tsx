@@ -92,6 +92,18 @@ describe("schema form fields", () => {
   });
 });
 
+describe("free-form values", () => {
+  it("fall back to a JSON editor that sends parsed JSON", () => {
+    const onChange = vi.fn();
+    ui(<Stateful schema={{ type: "object" }} onChange={onChange} />);
+    fireEvent.change(screen.getByLabelText("Field"), { target: { value: '{"a": 1}' } });
+    expect(onChange).toHaveBeenLastCalledWith({ a: 1 });
+    fireEvent.change(screen.getByLabelText("Field"), { target: { value: "{oops" } });
+    expect(screen.getByText("Invalid JSON")).toBeTruthy();
+    expect(onChange).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe("base views", () => {
   const action = (category: ActionInfo["alias"], name = "x"): ActionInfo => ({
     name,

@@ -18,4 +18,9 @@ if (typeof window !== "undefined") {
   }
   (globalThis as Record<string, unknown>).ResizeObserver ??= RO;
   Element.prototype.scrollIntoView ??= () => undefined;
+  if (!("fonts" in document)) {
+    Object.defineProperty(document, "fonts", {
+      value: { addEventListener: () => undefined, removeEventListener: () => undefined },
+    });
+  }
 }
