@@ -292,3 +292,33 @@ def test_two_thousand_node_graph_stays_responsive(page: Page) -> None:
     record_perf("graph_2000_nodes_zoom_5_steps_ms", zoom)
     assert first_render < 10000
     assert select < 3000
+
+
+def test_one_off_form_and_result_view(page: Page, calls: Calls) -> None:
+    open_action(page, "prompt", "arender", robot="demo")
+    page.get_by_label("Variables").fill('{"robot": "R2", "user": "Ann", "language": "English"}')
+    page.get_by_role("button", name="Run").click()
+    result = page.get_by_test_id("result")
+    expect(result).to_contain_text("text: You are R2. Answer Ann in English.")
+    shot(page, "one-off-result")
+    assert calls.to("arender") == [{"variables": {"robot": "R2", "user": "Ann", "language": "English"}}]
+    page.get_by_label("Variables").fill("")
+    page.get_by_role("button", name="Run").click()  # unset optional: omitted, not null; the template fails
+    expect(page.get_by_role("alert")).to_contain_text("undefined")
+    assert calls.to("arender")[-1] == {}
+
+
+def test_create_form_fills_its_select_and_owner_by_xfetch(page: Page, calls: Calls) -> None:
+    open_action(page, "memory", "acreate_doc", robot="demo")
+    file_type = page.get_by_role("combobox", name="File Type")
+    expect(file_type).to_have_value("PDF document")
+    expect(page.get_by_label("Owner Id")).to_have_value("local")
+    file_type.click()
+    page.get_by_role("option", name="Markdown").click()
+    page.get_by_label("File Uri").fill("memory://demo/notes.md")
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_test_id("result")).to_contain_text("fileType: md")
+    assert len(calls.to("aget_doc_types")) == 1
+    assert len(calls.to("aget_current_user")) == 1
+    sent = calls.to("acreate_doc")
+    assert sent == [{"file_uri": "memory://demo/notes.md", "file_type": "md", "owner_id": "local"}]

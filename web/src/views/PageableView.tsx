@@ -139,10 +139,12 @@ export function PageableView(props: { action: ActionInfo }) {
     <Stack gap="xs">
       <Group justify="space-between">
         <Text size="sm" c="dimmed" data-testid="container-scope">
-          {Object.entries(container)
-            .filter(([, v]) => v === null || typeof v !== "object")
-            .map(([k, v]) => `${k}=${toText(v) || "∅"}`)
-            .join(" · ")}
+          {[
+            ...Object.entries(data)
+              .filter(([k, v]) => k !== "items" && (v === null || typeof v !== "object"))
+              .map(([k, v]) => `${k} ${toText(v) || "–"}`),
+            ...Object.entries(container).map(([k, v]) => `${k} = ${Array.isArray(v) ? `[${v.length}]` : toText(v)}`),
+          ].join(" · ")}
         </Text>
         <Group gap="xs">
           <ActionButtons names={containerActions} scope={containerScopes} sources={sources} />
