@@ -18,6 +18,8 @@ import { type Schema, deref, elementSlots, fieldsOf, titleOf } from "../protocol
 import { queryKey, resourceOf, useComponent } from "./context";
 
 const PAGE_SIZES = [10, 20, 50, 100, 200, 500, 1000];
+/** One line per cell (full text in the tooltip): rows keep one height for the virtualiser. */
+const CELL = { maxWidth: 280, overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" } as const;
 
 interface Paging {
   mode: "page" | "cursor";
@@ -177,11 +179,17 @@ export function PageableView(props: { action: ActionInfo }) {
                 if (!row) return null;
                 return (
                   <Table.Tr key={row.id} data-index={vi.index} data-row={vi.index + 1} ref={virtualizer.measureElement}>
-                    {row.getVisibleCells().map((cell) => (
-                      <Table.Td key={cell.id} data-col={cell.column.id}>
-                        {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                      </Table.Td>
-                    ))}
+                    {row.getVisibleCells().map((cell) =>
+                      cell.column.id === "__actions" ? (
+                        <Table.Td key={cell.id} data-col={cell.column.id}>
+                          {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                        </Table.Td>
+                      ) : (
+                        <Table.Td key={cell.id} data-col={cell.column.id} title={toText(cell.getValue())} style={CELL}>
+                          {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                        </Table.Td>
+                      ),
+                    )}
                   </Table.Tr>
                 );
               })}
