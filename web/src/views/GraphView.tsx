@@ -76,6 +76,7 @@ export function GraphView(props: { action: ActionInfo }) {
       textureOnViewport: large,
       hideEdgesOnViewport: large,
       minZoom: 0.02,
+      pixelRatio: large ? 1 : "auto",
       maxZoom: 4,
       style: [
         {
@@ -85,7 +86,10 @@ export function GraphView(props: { action: ActionInfo }) {
         { selector: "node:selected", style: { "background-color": "#f03e3e", label: "data(label)", width: 26, height: 26 } },
         {
           selector: "edge",
-          style: { width: 1, "line-color": "#adb5bd", "target-arrow-shape": "triangle", "target-arrow-color": "#adb5bd", "curve-style": large ? "haystack" : "bezier", label: large ? "" : "data(label)", "font-size": 8 },
+          // Large graphs: straight "haystack" edges without arrows or labels (far cheaper to draw).
+          style: large
+            ? { width: 1, "line-color": "#adb5bd", "curve-style": "haystack" }
+            : { width: 1, "line-color": "#adb5bd", "target-arrow-shape": "triangle", "target-arrow-color": "#adb5bd", "curve-style": "bezier", label: "data(label)", "font-size": 8 },
         },
         { selector: "edge:selected", style: { "line-color": "#f03e3e", width: 3 } },
       ],
