@@ -38,6 +38,7 @@ function TokenInput() {
       value={value}
       onChange={(e) => setValue(e.currentTarget.value)}
       onBlur={() => {
+        if (value.trim() === getToken()) return;
         setToken(value.trim());
         window.location.reload();
       }}

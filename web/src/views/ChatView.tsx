@@ -44,7 +44,8 @@ export function useChatAvailable(robot: string): boolean {
   const q = useQuery({
     queryKey: ["chat-probe", robot],
     queryFn: async () => {
-      const res = await fetch(`/api/robots/${enc(robot)}/chat`, { headers: { Authorization: `Bearer ${getToken()}` } });
+      const token = getToken();
+      const res = await fetch(`/api/robots/${enc(robot)}/chat`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
       return res.status !== 404;
     },
     staleTime: Infinity,

@@ -129,6 +129,12 @@ export function PageableView(props: { action: ActionInfo }) {
   }, [query.isFetching, query.data]);
 
   const total = typeof data.total === "number" ? data.total : undefined;
+  // A mutation emptied the last page: step back to the page that now holds the last rows.
+  useEffect(() => {
+    if (!query.isFetching && paging.mode === "page" && items.length === 0 && page > 1 && (total ?? 0) > 0) {
+      setPage(Math.max(1, Math.ceil((total ?? 0) / pageSize)));
+    }
+  }, [query.isFetching, paging.mode, items.length, page, total, pageSize]);
   const nextCursor = typeof data.nextCursor === "string" ? data.nextCursor : null;
   const items_ = virtualizer.getVirtualItems();
   const padTop = items_[0]?.start ?? 0;
