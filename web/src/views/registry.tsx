@@ -3,12 +3,15 @@
  * registry in the manner of JSON Forms' testers: every entry rates the action, the best wins,
  * and the one-off form is the fallback.
  */
-import type { ReactNode } from "react";
+import { Loader } from "@mantine/core";
+import { type ReactNode, Suspense, lazy } from "react";
 
 import type { ActionInfo } from "../api/client";
 import { ActionForm, NO_SCOPES } from "../components/ActionForm";
-import { GraphView } from "./GraphView";
 import { PageableView } from "./PageableView";
+
+// Cytoscape.js is most of the bundle: load it with the first graph, not with the page.
+const GraphView = lazy(() => import("./GraphView").then((m) => ({ default: m.GraphView })));
 
 export interface ViewEntry {
   name: "table" | "graph" | "form";
@@ -25,7 +28,11 @@ export const VIEWS: ViewEntry[] = [
   {
     name: "graph",
     rank: (a) => (a.alias?.category === "graphical" && a.alias.resourceOpType === "get_graph" ? 10 : -1),
-    render: (a) => <GraphView key={a.name} action={a} />,
+    render: (a) => (
+      <Suspense fallback={<Loader aria-label="Loading the graph view" />}>
+        <GraphView key={a.name} action={a} />
+      </Suspense>
+    ),
   },
   { name: "form", rank: () => 0, render: (a) => <ActionForm key={a.name} action={a} scope={NO_SCOPES} standalone /> },
 ];
