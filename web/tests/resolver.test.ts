@@ -179,6 +179,20 @@ describe("resolveForUi", () => {
     await expect(resolveParams({ action: "start", actions: chainOf(12, false), fetch })).rejects.toBeInstanceOf(ResolverError);
   });
 
+  it("keeps what the scopes give when the chain is aborted", async () => {
+    const actions = chainOf(3, true);
+    const start = actions.start as ActionSchemas;
+    start.paramsSchema = {
+      ...start.paramsSchema,
+      properties: { ...start.paramsSchema.properties, row: { type: "integer", "x-ref": "rowId" } },
+    };
+    const r = await resolveForUi({ action: "start", actions, elementScope: { rowId: 7 }, fetch: noFetch });
+    expect(r.errorCode).toBe("fetch_cycle");
+    expect(r.params).toEqual({ row: 7 });
+    expect(r.locked).toEqual(["row"]);
+    expect(r.missing).toEqual(["v"]);
+  });
+
   it("aborts a cyclic x-fetch before any call", async () => {
     const { calls, fetch } = recorder({});
     const r = await resolveForUi({ action: "start", actions: chainOf(3, true), fetch });

@@ -317,13 +317,14 @@ export async function resolveForUi(opts: ResolveOptions): Promise<UiResolution> 
       errorCode = err.code;
     } else fetchError = err instanceof Error ? err.message : String(err);
     // Without fetching: what the element and container scopes alone give.
-    r = await resolveParams({ ...opts, fetch: () => Promise.reject(new Error("no fetch")), limit: 0 }).catch(() => ({
-      params: {},
-      missing: fields.filter((f) => f.required).map((f) => f.name),
-      fetches: [],
-      sources: {},
-      fetched: {},
-    }));
+    r = { params: {}, missing: [], fetches: [], sources: {}, fetched: {} };
+    for (const field of fields) {
+      const hit = lookup(field, scope);
+      if (hit !== UNSET) {
+        r.params[field.name] = hit.value;
+        r.sources[field.name] = hit.source;
+      } else if (field.required) r.missing.push(field.name);
+    }
   }
   const locked = Object.keys(r.params).filter((k) => r.sources[k] === "x-ref" && fields.find((f) => f.name === k)?.xDefault === undefined);
   const prefilled = Object.keys(r.params).filter((k) => !locked.includes(k));
