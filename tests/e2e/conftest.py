@@ -15,6 +15,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -42,13 +43,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, headers: dict[str, str]) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"tfrobot serve exited with {proc.returncode}:\n{log.read_text()}")
         try:
-            with urllib.request.urlopen(f"{url}/api/robots", timeout=1) as res:
+            with urllib.request.urlopen(urllib.request.Request(f"{url}/api/robots", headers=headers), timeout=1) as res:
                 if res.status == 200:
                     return
         except OSError:
@@ -56,15 +57,17 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
     raise RuntimeError(f"tfrobot serve did not answer at {url} in 30 s:\n{log.read_text()}")
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The base URL of a `tfrobot serve` serving the e2e robot and the demo robot."""
+READ_TOKEN = "e2e-reader-token-0123456789"
+
+
+@contextmanager
+def _serve(config: Path, extra_toml: str = "") -> Iterator[str]:
+    """Run `tfrobot serve` on a free loopback port with the e2e and demo robots; yield its URL."""
     if not (ROOT / "src" / "tfrobotserver" / "static" / "index.html").is_file():
         pytest.fail("the console is not built: run `make web` (make test does it first)")
-    config = tmp_path_factory.mktemp("serve")
-    data = config / "data"
     robots = ["tests.e2e.robots:build_e2e_robot", "tfrobotserver.robot.demo:build_demo_robot"]
-    (config / "server.toml").write_text(f"data_dir = {json.dumps(str(data))}\nrobots = {json.dumps(robots)}\n")
+    data = json.dumps(str(config / "data"))
+    (config / "server.toml").write_text(f"data_dir = {data}\nrobots = {json.dumps(robots)}\n{extra_toml}")
     port = _free_port()
     log = config / "serve.log"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
@@ -80,7 +83,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_up(url, proc, log)
+        _wait_until_up(url, proc, log, {"Authorization": f"Bearer {READ_TOKEN}"} if extra_toml else {})
         yield url
     finally:
         proc.terminate()
@@ -89,6 +92,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a `tfrobot serve` serving the e2e robot and the demo robot, no tokens."""
+    with _serve(tmp_path_factory.mktemp("serve")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The same robots behind bearer tokens; READ_TOKEN may read but not write."""
+    tokens = f'[[tokens]]\nname = "reader"\nscopes = ["read"]\nsecret = "{READ_TOKEN}"\n'
+    with _serve(tmp_path_factory.mktemp("serve-tokens"), tokens) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 import time
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.conftest import Calls, record_perf, shot
+from tests.e2e.conftest import READ_TOKEN, Calls, record_perf, shot
 from tests.e2e.robots import HOSTILE
 
 LIMIT_ZH = "自动补全触发次数过多，已中止，请手动补全参数或检查依赖关系"
@@ -324,3 +324,24 @@ def test_create_form_fills_its_select_and_owner_by_xfetch(page: Page, calls: Cal
     assert len(calls.to("aget_current_user")) == 1
     sent = calls.to("acreate_doc")
     assert sent == [{"file_uri": "memory://demo/notes.md", "file_type": "md", "owner_id": "local"}]
+
+
+def test_bearer_tokens_401_then_403(browser: Browser, token_server: str, calls: Calls) -> None:
+    context = browser.new_context(base_url=token_server, viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.on("request", calls.record)
+    try:
+        page.goto("/#/r/e2e/c/tasks/a/aget_tasks")
+        expect(page.get_by_text("set an API token").first).to_be_visible()
+        token = page.get_by_label("API token")
+        token.fill(READ_TOKEN)
+        token.blur()  # stored in localStorage; the page reloads with it
+        expect(cell(page, 1, "id")).to_have_text("1")
+        settled(page)
+        row(page, 1).locator('[data-action="aassign_task"]').click()
+        form = dialog(page, "aassign_task")
+        form.get_by_role("button", name="Run").click()
+        expect(form.get_by_role("alert")).to_contain_text("write")
+        assert calls.to("aassign_task") == [{"task_id": 1, "assignee": "u2"}]
+    finally:
+        context.close()
