@@ -161,6 +161,7 @@ def page(browser: Browser, server: str, calls: Calls) -> Iterator[Page]:
 def shot(page: Page, name: str) -> None:
     """Save a screenshot (build/e2e-screenshots/, or docs/screenshots/ with `make screenshots`)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(350)  # let modal and dropdown transitions finish: the picture, not the test
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 
 

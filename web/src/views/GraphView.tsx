@@ -72,7 +72,7 @@ export function GraphView(props: { action: ActionInfo }) {
     const cy = cytoscape({
       container: box.current,
       elements: els,
-      layout: { name: effectiveLayout, animate: false, fit: true } as cytoscape.LayoutOptions,
+      layout: { name: effectiveLayout, animate: false, fit: true, padding: 30 } as cytoscape.LayoutOptions,
       textureOnViewport: large,
       hideEdgesOnViewport: large,
       minZoom: 0.02,
@@ -99,6 +99,11 @@ export function GraphView(props: { action: ActionInfo }) {
     cy.on("tap", (ev) => {
       if (ev.target === cy) setSelected(null);
     });
+    // A handful of nodes would otherwise be blown up to fill the box.
+    if (cy.zoom() > 1.5) {
+      cy.zoom(1.5);
+      cy.center();
+    }
     cyRef.current = cy;
     requestAnimationFrame(() => setRenderMs(Math.round(performance.now() - t0)));
     return () => {
