@@ -345,3 +345,26 @@ def test_bearer_tokens_401_then_403(browser: Browser, token_server: str, calls: 
         assert calls.to("aassign_task") == [{"task_id": 1, "assignee": "u2"}]
     finally:
         context.close()
+
+
+def test_container_action_deletes_the_page_and_steps_back(page: Page, calls: Calls) -> None:
+    open_action(page, "memory", "aget_docs", robot="demo")
+    scope_line = page.get_by_test_id("container-scope")
+    expect(scope_line).to_contain_text("allDocIds = [20]")  # the container's x-namespace, visible
+    total = int(re.findall(r"total (\d+)", scope_line.inner_text())[0])
+    last = -(-total // 20)
+    page.locator(".mantine-Pagination-root").get_by_role("button", name=str(last), exact=True).click()
+    on_last = total - 20 * (last - 1)
+    expect(page.get_by_test_id("data-table")).to_have_attribute("data-rows", str(on_last))
+    ids = [int(cell(page, n, "docId").inner_text()) for n in range(1, on_last + 1)]
+    settled(page)
+    page.get_by_role("button", name="adelete_docs").click()
+    form = dialog(page, "adelete_docs")
+    form.get_by_role("button", name="Delete").click()
+    confirm = dialog(page, "Confirm adelete_docs")
+    expect(confirm).to_contain_text(f"doc_ids={', '.join(map(str, ids))}")
+    confirm.get_by_role("button", name="Delete").click()
+    expect(form).to_be_hidden()
+    expect(page.locator(".mantine-Pagination-root [data-active]")).to_have_text(str(last - 1))
+    expect(page.get_by_test_id("data-table")).to_have_attribute("data-rows", "20")
+    assert calls.to("adelete_docs") == [{"doc_ids": ids}]
