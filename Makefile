@@ -5,7 +5,13 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run test lint typecheck pytest bench clean
+NPM    ?= npm
+CHROMIUM := /usr/bin/chromium
+WEB_DEPS := web/node_modules/.ci-$(shell cat web/package-lock.json | cksum | cut -d' ' -f1)
+WEB_SRC  := $(shell find web/src web/index.html web/vite.config.ts web/tsconfig.json -type f 2>/dev/null)
+CONSOLE  := src/tfrobotserver/static/index.html
+
+.PHONY: help venv run test lint typecheck pytest bench clean web webcheck chromium screenshots
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -18,7 +24,28 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP) ## Create .venv and install the project with its dev extras
 
-run: $(STAMP) ## Start TFRobotServer with the demo robot (prints the URL; `tfrobot demo` for the message demo)
+$(WEB_DEPS): web/package-lock.json
+	cd web && $(NPM) ci --no-audit --no-fund
+	@rm -f web/node_modules/.ci-* && touch $@
+
+$(CONSOLE): $(WEB_DEPS) $(WEB_SRC)
+	cd web && $(NPM) run build
+
+web: $(CONSOLE) ## Build the web console into src/tfrobotserver/static/ (npm ci + vite build)
+
+webcheck: $(WEB_DEPS) ## Console: tsc --noEmit, then vitest (resolver + conformance vectors)
+	cd web && $(NPM) run typecheck
+	cd web && $(NPM) test
+
+# Chromium plus a small CJK font, so that the seed's Chinese warnings are legible in screenshots.
+$(CHROMIUM):
+	@if [ "$$(id -u)" != "0" ]; then echo "Debian's chromium is needed for tests/e2e: apt-get install chromium (as root)"; exit 1; fi
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-wqy-microhei
+
+chromium: $(CHROMIUM) ## Install Debian's Chromium for the browser tests (root; skipped if present)
+
+run: $(STAMP) $(CONSOLE) ## Start TFRobotServer with the demo robot (prints the URL; `tfrobot demo` for the message demo)
 	$(BIN)/tfrobot serve
 
 lint: $(STAMP) ## ruff check + format check
@@ -28,10 +55,13 @@ lint: $(STAMP) ## ruff check + format check
 typecheck: $(STAMP) ## mypy --strict on src/
 	$(BIN)/mypy --strict src
 
-pytest: $(STAMP) ## The test suite only
+pytest: $(STAMP) $(CONSOLE) ## The test suite only (tests/e2e needs the console build and Chromium)
 	$(BIN)/pytest -q
 
-test: lint typecheck pytest ## Everything CI runs
+test: lint typecheck webcheck web chromium pytest ## Everything CI runs (Python and console, e2e in Chromium)
+
+screenshots: $(STAMP) $(CONSOLE) $(CHROMIUM) ## Re-take the README's screenshots (docs/screenshots/)
+	TFROBOT_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e
 
 bench: $(STAMP) ## Benchmarks against peers (prints ratios): every bench/*.py that exists
 	@for script in bench/*.py; do \
@@ -40,4 +70,4 @@ bench: $(STAMP) ## Benchmarks against peers (prints ratios): every bench/*.py th
 	done
 
 clean: ## Remove the venv and caches
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis web/node_modules src/tfrobotserver/static build

@@ -14,6 +14,7 @@ from tfrobotserver.app.errors import install_error_handlers
 from tfrobotserver.app.routes import router
 from tfrobotserver.app.runtime import Runtime, load_robots
 from tfrobotserver.app.settings import ServerSettings
+from tfrobotserver.app.static import mount_console
 from tfrobotserver.robot.base import Robot
 
 logger = logging.getLogger("tfrobotserver")
@@ -43,4 +44,5 @@ def create_app(settings: ServerSettings | None = None, robots: Sequence[Robot] |
     app.state.authenticator = authenticator
     app.include_router(router)
     install_error_handlers(app)
+    mount_console(app)
     return app

@@ -1,0 +1,185 @@
+"""Browser tests: a real `tfrobot serve` on a free loopback port, driven through Debian's Chromium.
+
+The server runs the robot of `tests/e2e/robots.py` with its data in a temporary directory; the
+console is the Vite build in `src/tfrobotserver/static/` (`make web` builds it, `make test` does
+it first). Playwright never downloads a browser here: it launches `/usr/bin/chromium`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Request, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(os.environ.get("TFROBOT_SCREENSHOTS", ROOT / "build" / "e2e-screenshots"))
+PERF_FILE = ROOT / "build" / "e2e-perf.json"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, headers: dict[str, str]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"tfrobot serve exited with {proc.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(urllib.request.Request(f"{url}/api/robots", headers=headers), timeout=1) as res:
+                if res.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"tfrobot serve did not answer at {url} in 30 s:\n{log.read_text()}")
+
+
+READ_TOKEN = "e2e-reader-token-0123456789"
+
+
+@contextmanager
+def _serve(config: Path, extra_toml: str = "") -> Iterator[str]:
+    """Run `tfrobot serve` on a free loopback port with the e2e and demo robots; yield its URL."""
+    if not (ROOT / "src" / "tfrobotserver" / "static" / "index.html").is_file():
+        pytest.fail("the console is not built: run `make web` (make test does it first)")
+    robots = ["tests.e2e.robots:build_e2e_robot", "tfrobotserver.robot.demo:build_demo_robot"]
+    data = json.dumps(str(config / "data"))
+    (config / "server.toml").write_text(f"data_dir = {data}\nrobots = {json.dumps(robots)}\n{extra_toml}")
+    port = _free_port()
+    log = config / "serve.log"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    tfrobot = Path(sys.executable).with_name("tfrobot")
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [str(tfrobot), "serve", "--port", str(port), "--config", str(config)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(url, proc, log, {"Authorization": f"Bearer {READ_TOKEN}"} if extra_toml else {})
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a `tfrobot serve` serving the e2e robot and the demo robot, no tokens."""
+    with _serve(tmp_path_factory.mktemp("serve")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The same robots behind bearer tokens; READ_TOKEN may read but not write."""
+    tokens = f'[[tokens]]\nname = "reader"\nscopes = ["read"]\nsecret = "{READ_TOKEN}"\n'
+    with _serve(tmp_path_factory.mktemp("serve-tokens"), tokens) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless, no background networking, a fresh profile per launch.
+
+    Module-scoped: Playwright's sync API runs an event loop while it is open, which the
+    pytest-asyncio tests of other packages must not find running.
+    """
+    if not CHROMIUM.exists():
+        pytest.fail("/usr/bin/chromium is missing: `make chromium` (apt-get install chromium) as root")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Calls:
+    """The action calls a page made: POST …/actions/{name}, with their JSON bodies."""
+
+    def __init__(self) -> None:
+        self.posts: list[tuple[str, dict[str, object]]] = []
+
+    def record(self, request: Request) -> None:
+        if request.method == "POST" and "/actions/" in request.url:
+            body = request.post_data
+            self.posts.append((request.url.rsplit("/", 1)[1], json.loads(body) if body else {}))
+
+    def to(self, action: str) -> list[dict[str, object]]:
+        return [body for name, body in self.posts if name == action]
+
+
+@pytest.fixture
+def calls() -> Calls:
+    return Calls()
+
+
+@pytest.fixture
+def page(browser: Browser, server: str, calls: Calls) -> Iterator[Page]:
+    """A fresh browser context on the server, recording action calls and failing on page errors."""
+    context = browser.new_context(base_url=server, viewport={"width": 1400, "height": 900})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("request", calls.record)
+    pg.set_default_timeout(15_000)
+    yield pg
+    context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+def shot(page: Page, name: str) -> None:
+    """Save a screenshot (build/e2e-screenshots/, or docs/screenshots/ with `make screenshots`)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(350)  # let modal and dropdown transitions finish: the picture, not the test
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    PERF_FILE.unlink(missing_ok=True)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the figures the browser tests measured (also kept in build/e2e-perf.json)."""
+    if PERF_FILE.is_file():
+        terminalreporter.section("console performance (Chromium, ms)")
+        for key, value in json.loads(PERF_FILE.read_text()).items():
+            terminalreporter.write_line(f"{key:45} {value:>9.1f}")
+
+
+def record_perf(key: str, value: float) -> None:
+    """Keep a measured figure in build/e2e-perf.json (the README quotes them)."""
+    PERF_FILE.parent.mkdir(parents=True, exist_ok=True)
+    figures = json.loads(PERF_FILE.read_text()) if PERF_FILE.is_file() else {}
+    figures[key] = round(value, 1)
+    PERF_FILE.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")

@@ -1,0 +1,136 @@
+/**
+ * The TFRobotServer HTTP API (issue 5): robots, components, actions and action calls.
+ * Errors become `ApiError`, whose `fields` maps a param name to its 422 messages.
+ */
+import type { Schema } from "../protocol/schema";
+
+export interface Robot {
+  name: string;
+  description?: string;
+  [key: string]: unknown;
+}
+
+export interface Component {
+  name: string;
+  type?: string;
+  config?: unknown;
+  [key: string]: unknown;
+}
+
+export interface ActionAlias {
+  category?: "pageable" | "graphical" | null;
+  resource?: string | null;
+  resourceOpType?: string | null;
+}
+
+export interface ActionInfo {
+  name: string;
+  alias: ActionAlias | null;
+  description?: string | null;
+  paramsSchema: Schema;
+  retSchema: Schema;
+}
+
+const TOKEN_KEY = "tfrobot.token";
+
+export function getToken(): string {
+  return globalThis.localStorage?.getItem(TOKEN_KEY) ?? "";
+}
+
+export function setToken(token: string): void {
+  if (token) localStorage.setItem(TOKEN_KEY, token);
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown,
+    /** 422: messages per top-level param name ("" for errors not tied to a field). */
+    readonly fields: Record<string, string[]> = {},
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Field messages of a 422: the server's `{errors: [{path: "keywords.0", message}]}` (also
+ * FastAPI's `{detail: [{loc, msg}]}`), keyed by the top-level param name.
+ */
+export function fieldErrors(body: unknown): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const obj = body && typeof body === "object" ? (body as Record<string, unknown>) : {};
+  const list = Array.isArray(obj.detail) ? obj.detail : Array.isArray(obj.errors) ? obj.errors : [];
+  for (const raw of list) {
+    if (!raw || typeof raw !== "object") continue;
+    const e = raw as Record<string, unknown>;
+    const dotted = typeof e.path === "string" ? e.path : typeof e.field === "string" ? e.field : undefined;
+    const loc = Array.isArray(e.loc) ? e.loc : Array.isArray(e.path) ? e.path : dotted && dotted !== "(params)" ? dotted.split(".") : [];
+    const path = loc.map(String).filter((p, i) => !(i === 0 && (p === "body" || p === "params")));
+    const key = path[0] ?? "";
+    const rest = path.slice(1).join(".");
+    const msg = String(e.msg ?? e.message ?? "invalid");
+    (out[key] ??= []).push(rest ? `${rest}: ${msg}` : msg);
+  }
+  return out;
+}
+
+function messageOf(status: number, body: unknown): string {
+  if (body && typeof body === "object") {
+    const b = body as Record<string, unknown>;
+    if (typeof b.detail === "string") return b.detail;
+    if (typeof b.message === "string") return b.message;
+    if (typeof b.error === "string") return b.error;
+  }
+  return `HTTP ${status}`;
+}
+
+export async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const headers = new Headers(init.headers);
+  headers.set("Accept", "application/json");
+  if (init.body !== undefined) headers.set("Content-Type", "application/json");
+  const token = getToken();
+  if (token) headers.set("Authorization", `Bearer ${token}`);
+  const res = await fetch(path, { ...init, headers });
+  const text = await res.text();
+  let body: unknown = null;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  }
+  if (!res.ok) {
+    let msg = messageOf(res.status, body);
+    const errorId = body && typeof body === "object" ? (body as Record<string, unknown>).errorId : undefined;
+    if (typeof errorId === "string" && !msg.includes(errorId)) msg += ` (error id ${errorId})`;
+    throw new ApiError(res.status, msg, body, res.status === 422 ? fieldErrors(body) : {});
+  }
+  return body as T;
+}
+
+const enc = encodeURIComponent;
+
+/** Accept `[...]` or `{robots: [...]}`-style envelopes. */
+function listOf<T>(body: unknown, key: string): T[] {
+  if (Array.isArray(body)) return body as T[];
+  if (body && typeof body === "object") {
+    const v = (body as Record<string, unknown>)[key] ?? (body as Record<string, unknown>).items;
+    if (Array.isArray(v)) return v as T[];
+  }
+  return [];
+}
+
+export const api = {
+  robots: async () => listOf<Robot>(await request("/api/robots"), "robots"),
+  components: async (robot: string) => listOf<Component>(await request(`/api/robots/${enc(robot)}/components`), "components"),
+  actions: async (robot: string, component: string) =>
+    listOf<ActionInfo>(await request(`/api/robots/${enc(robot)}/components/${enc(component)}/actions`), "actions"),
+  invoke: (robot: string, component: string, action: string, params: Record<string, unknown>) =>
+    request<unknown>(`/api/robots/${enc(robot)}/components/${enc(component)}/actions/${enc(action)}`, {
+      method: "POST",
+      body: JSON.stringify(params),
+    }),
+};

@@ -1,0 +1,28 @@
+import "@mantine/core/styles.css";
+
+import { MantineProvider, createTheme } from "@mantine/core";
+import { ModalsProvider } from "@mantine/modals";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+
+import { App } from "./App";
+
+const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false, staleTime: 30_000 } },
+});
+const theme = createTheme({ primaryColor: "indigo", defaultRadius: "sm" });
+
+const root = document.getElementById("root");
+if (!root) throw new Error("#root is missing from index.html");
+createRoot(root).render(
+  <StrictMode>
+    <MantineProvider theme={theme}>
+      <QueryClientProvider client={queryClient}>
+        <ModalsProvider>
+          <App />
+        </ModalsProvider>
+      </QueryClientProvider>
+    </MantineProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,80 @@
+// @vitest-environment jsdom
+/**
+ * The chat view against the documented endpoint shape, with `fetch` replaced by a transport
+ * double (as httpx's MockTransport would be in Python): a streamed turn and a JSON turn.
+ */
+import { MantineProvider } from "@mantine/core";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+import { ChatView } from "../src/views/ChatView";
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+function sse(events: [string, unknown][]): Response {
+  const text = events.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join("");
+  const bytes = new TextEncoder().encode(text);
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      // Split mid-event: the parser must buffer across chunks.
+      controller.enqueue(bytes.slice(0, 17));
+      controller.enqueue(bytes.slice(17));
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+}
+
+function send(text: string) {
+  fireEvent.change(screen.getByLabelText("Message"), { target: { value: text } });
+  fireEvent.click(screen.getByRole("button", { name: "Send" }));
+}
+
+describe("chat", () => {
+  it("streams the reply and the trace, then keeps the conversation id", async () => {
+    const fetchDouble = vi.fn(async (_url: string, init: RequestInit) => {
+      const body = JSON.parse(String(init.body)) as Record<string, unknown>;
+      if (body.conversationId === undefined) {
+        return sse([
+          ["delta", { text: "It is " }],
+          ["trace", { record: { role: "assistant", tool_calls: [{ id: "c1", name: "weather", arguments: "{}" }] } }],
+          ["trace", { record: { role: "tool", tool_reses: [{ call_id: "c1", name: "weather", result: "sunny" }] } }],
+          ["delta", { text: "sunny." }],
+          ["done", { conversationId: "conv-1", message: { content: "It is sunny." }, trace: [
+            { role: "assistant", tool_calls: [{ id: "c1", name: "weather", arguments: "{}" }] },
+            { role: "tool", tool_reses: [{ call_id: "c1", name: "weather", result: "sunny" }] },
+          ] }],
+        ]);
+      }
+      return new Response(JSON.stringify({ conversationId: "conv-1", message: { content: `again (${String(body.conversationId)})` }, trace: [] }), {
+        headers: { "content-type": "application/json" },
+      });
+    });
+    vi.stubGlobal("fetch", fetchDouble);
+    render(
+      <MantineProvider>
+        <ChatView robot="demo" />
+      </MantineProvider>,
+    );
+    send("weather?");
+    await waitFor(() => expect(screen.getAllByTestId("reply")[0]?.textContent).toBe("It is sunny."));
+    expect(screen.getByText("Trace (2 records)")).toBeTruthy();
+    expect(fetchDouble.mock.calls[0]?.[0]).toBe("/api/robots/demo/chat");
+    send("and tomorrow?");
+    await waitFor(() => expect(screen.getAllByTestId("reply")[1]?.textContent).toBe("again (conv-1)"));
+  });
+
+  it("shows a failed turn as an error, not as a reply", async () => {
+    vi.stubGlobal("fetch", vi.fn(async () => new Response("boom", { status: 500 })));
+    render(
+      <MantineProvider>
+        <ChatView robot="demo" />
+      </MantineProvider>,
+    );
+    send("hi");
+    await waitFor(() => expect(screen.getByText(/HTTP 500: boom/)).toBeTruthy());
+  });
+});
