@@ -150,7 +150,11 @@ def models_to_anthropic(msgs: list[PlainMessage]) -> tuple[str, list[dict[str, A
             case PlainTool():
                 role = "user"
                 blocks = [
-                    {"type": "tool_result", "tool_use_id": m.tool_call_id, "content": [{"type": "text", "text": m.content}]}
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": m.tool_call_id,
+                        "content": [{"type": "text", "text": m.content}],
+                    }
                 ]
         if out and out[-1]["role"] == role:
             out[-1]["content"].extend(blocks)
@@ -345,7 +349,7 @@ start = time.perf_counter()
 import tfrobot
 from tfrobot.brain.chain.llms import OpenAIChat
 elapsed = time.perf_counter() - start
-sdks = sorted(m for m in ("openai", "anthropic", "google.genai", "zhipuai", "volcenginesdkarkruntime") if m in sys.modules)
+sdks = [m for m in ("openai", "anthropic", "google.genai", "zhipuai", "volcenginesdkarkruntime") if m in sys.modules]
 print(elapsed, ",".join(sdks))
 """
 
@@ -357,7 +361,7 @@ def import_times_ms() -> tuple[float, float, str]:
         start = time.perf_counter()
         out = subprocess.run([sys.executable, "-c", IMPORT_PROBE], capture_output=True, text=True, check=True)
         walls.append(time.perf_counter() - start)
-        elapsed, sdks = out.stdout.split()[0], (out.stdout.split() + [""])[1]
+        elapsed, _, sdks = out.stdout.strip().partition(" ")
         imports.append(float(elapsed))
     return statistics.median(imports) * 1000, statistics.median(walls) * 1000, sdks
 

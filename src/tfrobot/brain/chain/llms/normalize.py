@@ -18,6 +18,7 @@ raises `InvalidConversationError` (naming the message and the fix) on what has n
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.schema.message.llms.llm_requests import (
@@ -71,12 +72,12 @@ def _drop_empty(msgs: list[LLMMessage]) -> list[LLMMessage]:
                 if not parts:
                     continue
                 if len(parts) != len(msg.content):
-                    msg = msg.model_copy(update={"content": parts})
+                    msg = replace(msg, content=parts)
         if isinstance(msg, LLMTFLMessage) and not msg.content.strip():
             msg = LLMTFLMessage(content=EMPTY_CONSOLE)
         if isinstance(msg, LLMAssistantMessage):
             if msg.content is not None and not msg.content.strip():
-                msg = msg.model_copy(update={"content": None})
+                msg = replace(msg, content=None)
             if msg.content is None and not (msg.tool_calls or msg.reasoning_blocks or msg.reasoning_content):
                 continue
         out.append(msg)
@@ -107,7 +108,7 @@ def _pair_tool_results(msgs: list[LLMMessage]) -> list[LLMMessage]:
     for index, msg in enumerate(kept):
         if isinstance(msg, LLMToolMessage) and msg.tool_call_id in calls:
             if msg.name is None:
-                msg = msg.model_copy(update={"name": calls[msg.tool_call_id][1]})
+                msg = replace(msg, name=calls[msg.tool_call_id][1])
             previous = results.get(msg.tool_call_id)
             if previous is not None and previous != msg:
                 raise InvalidConversationError(
@@ -172,7 +173,7 @@ def _merge_same_role(msgs: list[LLMMessage]) -> list[LLMMessage]:
             and prev.attachment_of == msg.attachment_of
             and prev.name == msg.name
         ):
-            out[-1] = prev.model_copy(update={"content": _parts(prev.content) + _parts(msg.content)})
+            out[-1] = replace(prev, content=_parts(prev.content) + _parts(msg.content))
         else:
             out.append(msg)
     return out

@@ -95,7 +95,8 @@ class ScriptedChat(ChatLLM):
 
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         """The neutral messages as JSON dicts: the scripted 'API' reads those."""
-        return [m.model_dump(mode="json", exclude_none=True) for m in msgs]
+        dump = _LLM_ADAPTER.dump_python
+        return [dump(m, mode="json", exclude_none=True) for m in msgs]
 
     def _assemble_api_request(
         self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
