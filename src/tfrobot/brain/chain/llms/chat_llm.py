@@ -123,7 +123,7 @@ _PORTABLE_IDS_MAX = 65536
 class ChatLLM(BaseModel):
     """Base of every chat provider: settings, the request pipeline, and the call/stream entry points."""
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, defer_build=True)
 
     provider: ClassVar[str] = ""
     """Registry name; empty on abstract bases."""
