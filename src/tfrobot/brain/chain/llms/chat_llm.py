@@ -214,12 +214,16 @@ class ChatLLM(BaseModel):
     # ----------------------------------------------------------------------------------- Phase 3
     def format_to_request_msgs(self, ctx: PromptContext) -> LLMRequestMessages:
         """`to_llm_request()` of every message; a failure names the message's position and id."""
-        entries: list[LLMMessage | list[LLMMessage]] = []
-        for index, msg in enumerate(ctx.conversation.msgs):
-            try:
-                entries.append(msg.to_llm_request())
-            except MessageContractError as exc:
-                raise InvalidConversationError(f"conversation.msgs[{index}] ({msg.msg_id}): {exc}") from exc
+        msgs = ctx.conversation.msgs
+        try:
+            entries: list[LLMMessage | list[LLMMessage]] = [msg.to_llm_request() for msg in msgs]
+        except MessageContractError:
+            for index, msg in enumerate(msgs):  # to name the culprit (conversions have no side effects)
+                try:
+                    msg.to_llm_request()
+                except MessageContractError as exc:
+                    raise InvalidConversationError(f"conversation.msgs[{index}] ({msg.msg_id}): {exc}") from exc
+            raise
         # Built from `to_llm_request()` results, whose kinds `normalize` checks: no second validation pass.
         return LLMRequestMessages.model_construct(entries)
 
