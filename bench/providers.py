@@ -300,8 +300,8 @@ def litellm_contenders() -> dict[str, Callable[[], Any]]:
 
 
 # ------------------------------------------------------------------------------------------------ timing
-def medians_ms(contenders: dict[str, Callable[[], Any]]) -> dict[str, float]:
-    """Median time of each contender, measured round-robin so that machine noise hits all alike."""
+def timings(contenders: dict[str, Callable[[], Any]]) -> dict[str, list[float]]:
+    """Seconds per run of each contender, measured round-robin so that machine noise hits all alike."""
     for fn in contenders.values():
         fn()
     gc.collect()
@@ -311,7 +311,19 @@ def medians_ms(contenders: dict[str, Callable[[], Any]]) -> dict[str, float]:
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) * 1000 for name, values in times.items()}
+    return times
+
+
+def medians_ms(contenders: dict[str, Callable[[], Any]]) -> dict[str, float]:
+    """Median time of each contender in ms."""
+    return {name: statistics.median(values) * 1000 for name, values in timings(contenders).items()}
+
+
+def ratios(times: dict[str, list[float]], reference: str) -> dict[str, float]:
+    """Median over rounds of each contender's time / the reference's time in the same round: a burst of
+    load on a shared machine then distorts one round, not the ratio."""
+    ref = times[reference]
+    return {name: statistics.median(t / r for t, r in zip(values, ref, strict=True)) for name, values in times.items()}
 
 
 CEILING = "ceiling: hand-written, plain models"
@@ -391,18 +403,18 @@ def main() -> None:
     print(f"{TURNS}-turn conversation ({len(plain)} messages), median of {REPEATS} interleaved runs")
     for target, contenders in rows.items():
         print(f"\n{target} payload")
-        medians = medians_ms(contenders)
-        ceiling = medians[CEILING]
-        for name, ms in medians.items():
-            print(f"  {name:<40} {ms:8.2f} ms   x{ms / ceiling:6.1f} of ceiling")
-    print("\npydantic-ai rows include one event-loop round trip per run (its mappers are async).")
+        times = timings(contenders)
+        of_ceiling = ratios(times, CEILING)
+        for name, values in times.items():
+            print(f"  {name:<40} {statistics.median(values) * 1000:8.2f} ms   x{of_ceiling[name]:6.1f} of ceiling")
+    print("\nratio: median over rounds of (time / ceiling's time in the same round)")
+    print("pydantic-ai rows include one event-loop round trip per run (its mappers are async).")
 
-    print("\nlinearity: microseconds per message (tfrobot | ceiling)")
+    print("\nlinearity: microseconds per message, tfrobot (ceiling) [x of ceiling]")
     for turns in LINEARITY_TURNS:
         hist, cur = tfrobot_history(turns)
         mods = model_history([turn_data(i) for i in range(turns)])
-        n = len(mods)
-        medians = medians_ms(
+        times = timings(
             {
                 "openai": lambda h=hist, c=cur: openai.construct_request_params(c, h),
                 "openai ceiling": lambda m=mods: models_to_openai(m),
@@ -410,10 +422,12 @@ def main() -> None:
                 "anthropic ceiling": lambda m=mods: models_to_anthropic(m),
             }
         )
-        per = {k: v * 1000 / n for k, v in medians.items()}
+        per = {k: statistics.median(v) * 1e6 / len(mods) for k, v in times.items()}
+        of_openai, of_anthropic = ratios(times, "openai ceiling"), ratios(times, "anthropic ceiling")
         print(
-            f"  {turns:>4} turns ({n:>4} msgs)  openai {per['openai']:5.2f} | {per['openai ceiling']:4.2f}"
-            f"   anthropic {per['anthropic']:5.2f} | {per['anthropic ceiling']:4.2f}"
+            f"  {turns:>4} turns ({len(mods):>4} msgs)  openai {per['openai']:5.2f} ({per['openai ceiling']:4.2f})"
+            f" [x{of_openai['openai']:4.1f}]   anthropic {per['anthropic']:5.2f} ({per['anthropic ceiling']:4.2f})"
+            f" [x{of_anthropic['anthropic']:4.1f}]"
         )
 
     for name, llm in (("openai", openai), ("anthropic", anthropic)):
