@@ -17,8 +17,9 @@ raises `InvalidConversationError` (naming the message and the fix) on what has n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from types import MappingProxyType
 from typing import cast
 
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
@@ -59,6 +60,9 @@ def repair(msgs: Sequence[BaseLLMMessage]) -> list[LLMMessage]:
     return _merge_same_role(_pair_tool_results(_drop_empty(typed)))
 
 
+_NO_ZONE: Mapping[str, int] = MappingProxyType({})
+
+
 def _blank(text: str) -> bool:
     return not text or text.isspace()
 
@@ -71,7 +75,7 @@ def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
     calls: set[str] = set()
     pending: list[ToolCall] = []  # calls of the last assistant message whose results must come next
     next_result = 0
-    zone: dict[str, int] = {}  # call id -> position: calls whose carriers may follow here
+    zone: Mapping[str, int] = _NO_ZONE  # call id -> position: calls whose carriers may follow here
     zone_at = -1  # position in `zone` of the last carrier seen
     strays: set[str] = set()  # attachment_of of carriers outside a zone: must not turn out to be call ids
     prev: BaseLLMMessage | None = None
@@ -87,10 +91,11 @@ def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
             continue
         match msg:
             case LLMUserMessage():
-                if isinstance(msg.content, str):
-                    if _blank(msg.content):
+                content = msg.content
+                if isinstance(content, str):
+                    if not content or content.isspace():
                         return False
-                elif not msg.content or any(isinstance(p, TextUserMsgPart) and _blank(p.text) for p in msg.content):
+                elif not content or any(isinstance(p, TextUserMsgPart) and _blank(p.text) for p in content):
                     return False
                 if (
                     isinstance(prev, LLMUserMessage)
@@ -101,21 +106,23 @@ def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
                 owner = msg.attachment_of
                 at = zone.get(owner, -1) if owner is not None else -1
                 if owner is None:
-                    zone = {}
+                    zone = _NO_ZONE
                 elif at >= 0 and at >= zone_at:
                     zone_at = at
                 elif owner in calls:
                     return False
                 else:
                     strays.add(owner)
-                    zone = {}
+                    zone = _NO_ZONE
             case LLMAssistantMessage():
-                if msg.content is not None and _blank(msg.content):
+                text = msg.content
+                if text is not None and (not text or text.isspace()):
                     return False
                 if isinstance(prev, LLMAssistantMessage) and not prev.tool_calls:
                     return False
-                zone = {}
+                zone = _NO_ZONE
                 if msg.tool_calls:
+                    zone = {}
                     for call in msg.tool_calls:
                         if call.id in calls:
                             return False
@@ -127,9 +134,9 @@ def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
             case LLMSystemMessage() | LLMTFLMessage():
                 if _blank(msg.content):
                     return False
-                zone = {}
+                zone = _NO_ZONE
             case LLMFunctionMessage():
-                zone = {}
+                zone = _NO_ZONE
             case _:
                 return False  # a result out of place, or an unknown kind: the repair pass decides
         prev = msg

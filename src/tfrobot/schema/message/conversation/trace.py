@@ -56,8 +56,14 @@ class IntermediateTrace(BaseModel):
 
     def split(self, create_ts: int) -> tuple[list[BaseMessage], list[BaseMessage]]:
         """Records created before `create_ts` (pre) and at or after it (post), each in order."""
-        ordered = self.ordered()
-        for index, msg in enumerate(ordered):
-            if msg.create_ts >= create_ts:
-                return ordered[:index], ordered[index:]
-        return ordered, []
+        records = self.records
+        previous, cut = -1 << 63, len(records)
+        for index, msg in enumerate(records):  # usually in order already: check it and find the cut at once
+            if msg.create_ts <= previous:
+                ordered = sorted(records, key=_order)
+                cut = next((i for i, m in enumerate(ordered) if m.create_ts >= create_ts), len(ordered))
+                return ordered[:cut], ordered[cut:]
+            if cut > index and msg.create_ts >= create_ts:
+                cut = index
+            previous = msg.create_ts
+        return records[:cut], records[cut:]
