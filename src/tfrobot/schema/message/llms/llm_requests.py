@@ -94,8 +94,12 @@ class LLMAssistantMessage(BaseLLMMessage):
     tool_calls: list[LLMToolCall] = field(default_factory=list)
     reasoning_content: str | None = None
     reasoning_blocks: list[ReasoningBlock] = field(default_factory=list)
-    model: str | None = None
-    """'provider:model' that wrote it; reasoning text is replayed only to the provider that made it."""
+    model: Annotated[
+        str | None,
+        Field(
+            description="'provider:model' that wrote it; reasoning text is replayed only to the provider that made it."
+        ),
+    ] = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -134,10 +138,12 @@ LLMMessage: TypeAlias = Annotated[
 """Any neutral LLM message, dispatched on `role`."""
 
 
-class LLMRequestMessages(RootModel[list[LLMMessage | list[LLMMessage]]]):
+class LLMRequestMessages(RootModel):  # type: ignore[type-arg]  # `root` below types it (RootModel[...] would build at import)
     """The output of `format_to_request_msgs`: one entry per conversation message, some expanded to lists."""
 
     model_config = ConfigDict(defer_build=True)
+
+    root: list[LLMMessage | list[LLMMessage]]
 
     def to_list(self) -> list[BaseLLMMessage]:
         """Flatten, then merge neighbours that providers want as one message (seed Phase 4, "展平 & 归并").
