@@ -5,7 +5,7 @@ its result and a final answer in its trace) from its own message objects into th
 list. The ceiling is a hand-written converter over plain Pydantic models of the same conversation
 (built before timing, the trace already flattened): attribute reads into dicts, no repairs. A converter
 over plain dicts is printed as an extra reference line. Peers are measured only when installed (the
-`bench` extra installs them; LiteLLM is not, and is skipped). Prints medians and ratios, TFRobot's cost
+`bench` extra installs them; LiteLLM is not, and is skipped). Prints median CPU times and ratios, TFRobot's cost
 per message at 50/200/800 turns (it must be linear), its phases, and the time `import tfrobot` plus one
 provider adapter takes in a fresh interpreter.
 
@@ -406,7 +406,7 @@ def main() -> None:
         rows["openai" if "openai" in name else "anthropic"][name] = fn
     if "litellm (anthropic)" not in rows["anthropic"]:
         print("litellm is not installed: skipped")
-    print(f"{TURNS}-turn conversation ({len(plain)} messages), median of {REPEATS} interleaved runs")
+    print(f"{TURNS}-turn conversation ({len(plain)} messages), median CPU time of {REPEATS} interleaved runs")
     for target, contenders in rows.items():
         print(f"\n{target} payload")
         times = timings(contenders)

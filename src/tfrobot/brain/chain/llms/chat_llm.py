@@ -175,8 +175,9 @@ class ChatLLM(BaseModel):
         groups.append(list(intermediate_msgs or ()))
         for group in groups:
             for msg in group:
-                if msg.msg_id not in present:
-                    present.add(msg.msg_id)
+                msg_id = msg.msg_id
+                if msg_id not in present:
+                    present.add(msg_id)
                     msgs.append(msg)
         # Every message here is a validated message instance (its attributes were just read): the containers
         # are built without validating each message a second time, and stay `Message`-typed for dumps.

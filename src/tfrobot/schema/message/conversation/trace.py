@@ -59,11 +59,12 @@ class IntermediateTrace(BaseModel):
         records = self.records
         previous, cut = -1 << 63, len(records)
         for index, msg in enumerate(records):  # usually in order already: check it and find the cut at once
-            if msg.create_ts <= previous:
+            ts = msg.create_ts
+            if ts <= previous:
                 ordered = sorted(records, key=_order)
                 cut = next((i for i, m in enumerate(ordered) if m.create_ts >= create_ts), len(ordered))
                 return ordered[:cut], ordered[cut:]
-            if cut > index and msg.create_ts >= create_ts:
+            if cut > index and ts >= create_ts:
                 cut = index
-            previous = msg.create_ts
+            previous = ts
         return records[:cut], records[cut:]
