@@ -178,8 +178,10 @@ def _conversations(draw: st.DrawFn) -> list[LLMMessage]:
             name = draw(st.sampled_from(["f", "f", None]))
             msgs.extend(LLMToolMessage(tool_call_id=i, name=name, content=f"r {i}") for i in ids)
             for i in draw(st.permutations(ids)) if draw(st.integers(0, 3)) == 0 else ids:
-                for n in range(draw(st.integers(0, 2))):
-                    msgs.append(LLMUserMessage(content=[TextUserMsgPart(text=f"m{n}")], attachment_of=i))
+                for n in range(draw(st.integers(0, 3))):
+                    text = draw(st.sampled_from([f"m{n}", "same"]))
+                    name = draw(st.sampled_from([None, None, "ann", "bob"]))
+                    msgs.append(LLMUserMessage(content=[TextUserMsgPart(text=text)], attachment_of=i, name=name))
         if draw(st.booleans()):
             msgs.append(LLMTFLMessage(content="out"))
         msgs.append(LLMAssistantMessage(content=f"a{turn}"))
@@ -235,3 +237,17 @@ def test_a_well_formed_conversation_comes_back_as_the_same_messages() -> None:
     assert out == repair(msgs)
     assert out is not msgs
     assert all(a is b for a, b in zip(out, msgs, strict=True))
+
+
+def test_a_repeated_carrier_between_different_ones_is_kept_once() -> None:
+    media = LLMUserMessage(content=[TextUserMsgPart(text="chart")], attachment_of="a", name="ann")
+    other = LLMUserMessage(content=[TextUserMsgPart(text="table")], attachment_of="a")
+    msgs: list[LLMMessage] = [
+        LLMUserMessage(content="q"),
+        call("a"),
+        LLMToolMessage(tool_call_id="a", name="weather", content="A"),
+        media,
+        other,
+        media,
+    ]
+    assert normalize(msgs) == repair(msgs) == msgs[:5]

@@ -69,8 +69,8 @@ def _blank(text: str) -> bool:
 
 def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
     """Whether the repair pass would return `msgs` unchanged: every message of a known kind, nothing empty,
-    every call id unique and answered right after its call in call order (named results, then the media
-    carriers of those calls in call order), no orphan result or misplaced carrier, no same-role neighbours
+    every call id unique and answered right after its call in call order (named results, then at most one
+    media carrier per call, in call order), no orphan result or misplaced carrier, no same-role neighbours
     to merge. False means "not proven", never "broken": the repair pass then decides."""
     calls: set[str] = set()
     pending: list[ToolCall] = []  # calls of the last assistant message whose results must come next
@@ -107,7 +107,7 @@ def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
                 at = zone.get(owner, -1) if owner is not None else -1
                 if owner is None:
                     zone = _NO_ZONE
-                elif at >= 0 and at >= zone_at:
+                elif at > zone_at:  # (several carriers for one call: the repair pass merges or dedupes them)
                     zone_at = at
                 elif owner in calls:
                     return False
