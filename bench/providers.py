@@ -2,8 +2,12 @@
 
 Every contender converts the same conversation (200 user turns; every other turn carries a tool call,
 its result and a final answer in its trace) from its own message objects into the provider's message
-list. The ceiling is a hand-written converter over plain dicts: no types, no validation, no repairs.
-Peers are measured only when installed (the `bench` extra installs them). Prints medians and ratios.
+list. The ceiling is a hand-written converter over plain Pydantic models of the same conversation
+(built before timing, the trace already flattened): attribute reads into dicts, no repairs. A converter
+over plain dicts is printed as an extra reference line. Peers are measured only when installed (the
+`bench` extra installs them; LiteLLM is not, and is skipped). Prints median CPU times and ratios, TFRobot's cost
+per message at 50/200/800 turns (it must be linear), its phases, and the time `import tfrobot` plus one
+provider adapter takes in a fresh interpreter.
 
 Run with `make bench` (not part of pytest: timings are not tests).
 """
@@ -15,16 +19,24 @@ import gc
 import importlib.util
 import json
 import statistics
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable
 from typing import Any
 
-from tfrobot.brain.chain.llms import AnthropicChat, OpenAIChat
+from pydantic import BaseModel
+
+from tfrobot.brain.chain.llms import AnthropicChat, ChatLLM, OpenAIChat
+from tfrobot.brain.chain.llms.normalize import normalize
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
 
 TURNS = 200
 REPEATS = 41
+clock = time.thread_time
+"""The timer: CPU time of this thread. On a shared machine a run that the scheduler preempts would
+otherwise count the other processes' time, which hits long runs more often than short ones."""
 
 
 def turn_data(i: int) -> dict[str, Any]:
@@ -38,13 +50,15 @@ def turn_data(i: int) -> dict[str, Any]:
 
 TURN_DATA = [turn_data(i) for i in range(TURNS)]
 SYSTEM = "You are TFRobot."
+LINEARITY_TURNS = (50, 200, 800)
+IMPORT_RUNS = 7
 
 
 # ------------------------------------------------------------------------------------------------ TFRobot
-def tfrobot_history() -> tuple[list[BaseMessage], TextMessage]:
+def tfrobot_history(turns: int = TURNS) -> tuple[list[BaseMessage], TextMessage]:
     history: list[BaseMessage] = [BaseMessage(role="system", content=SYSTEM, create_ts=1)]
     ts = 10
-    for data in TURN_DATA:
+    for data in TURN_DATA if turns == TURNS else [turn_data(i) for i in range(turns)]:
         turn = TextMessage(content=data["user"], create_ts=ts)
         if "call" in data:
             call = ToolCall(**data["call"])
@@ -58,6 +72,100 @@ def tfrobot_history() -> tuple[list[BaseMessage], TextMessage]:
 
 
 # ------------------------------------------------------------------------------------------------ ceiling
+class PlainSystem(BaseModel):
+    content: str
+
+
+class PlainUser(BaseModel):
+    content: str
+
+
+class PlainToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: str
+
+
+class PlainAssistant(BaseModel):
+    content: str | None = None
+    tool_calls: list[PlainToolCall] = []
+
+
+class PlainTool(BaseModel):
+    tool_call_id: str
+    content: str
+
+
+PlainMessage = PlainSystem | PlainUser | PlainAssistant | PlainTool
+
+
+def model_history(turn_data: list[dict[str, Any]] = TURN_DATA) -> list[PlainMessage]:
+    """The same conversation as plain, already validated Pydantic models, trace already flattened."""
+    msgs: list[PlainMessage] = [PlainSystem(content=SYSTEM)]
+    for data in turn_data:
+        msgs.append(PlainUser(content=data["user"]))
+        if "call" in data:
+            msgs.append(PlainAssistant(tool_calls=[PlainToolCall(**data["call"])]))
+            msgs.append(PlainTool(tool_call_id=data["call"]["id"], content=data["result"]))
+        msgs.append(PlainAssistant(content=data["answer"]))
+    msgs.append(PlainUser(content="And tomorrow?"))
+    return msgs
+
+
+def models_to_openai(msgs: list[PlainMessage]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for m in msgs:
+        match m:
+            case PlainUser():
+                out.append({"role": "user", "content": m.content})
+            case PlainAssistant():
+                d: dict[str, Any] = {"role": "assistant", "content": m.content}
+                if m.tool_calls:
+                    d["tool_calls"] = [
+                        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                        for c in m.tool_calls
+                    ]
+                out.append(d)
+            case PlainTool():
+                out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content})
+            case PlainSystem():
+                out.append({"role": "system", "content": m.content})
+    return out
+
+
+def models_to_anthropic(msgs: list[PlainMessage]) -> tuple[str, list[dict[str, Any]]]:
+    system, out = "", []
+    for m in msgs:
+        blocks: list[dict[str, Any]]
+        match m:
+            case PlainSystem():
+                system = m.content
+                continue
+            case PlainUser():
+                role, blocks = "user", [{"type": "text", "text": m.content}]
+            case PlainAssistant():
+                role = "assistant"
+                blocks = [{"type": "text", "text": m.content}] if m.content else []
+                blocks += [
+                    {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.arguments)}
+                    for c in m.tool_calls
+                ]
+            case PlainTool():
+                role = "user"
+                blocks = [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": m.tool_call_id,
+                        "content": [{"type": "text", "text": m.content}],
+                    }
+                ]
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return system, out
+
+
 def dict_history() -> list[dict[str, Any]]:
     msgs: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
     for data in TURN_DATA:
@@ -195,45 +303,148 @@ def litellm_contenders() -> dict[str, Callable[[], Any]]:
 
 
 # ------------------------------------------------------------------------------------------------ timing
-def medians_ms(contenders: dict[str, Callable[[], Any]]) -> dict[str, float]:
-    """Median time of each contender, measured round-robin so that machine noise hits all alike."""
+def timings(contenders: dict[str, Callable[[], Any]]) -> dict[str, list[float]]:
+    """Seconds per run of each contender, measured round-robin so that machine noise hits all alike."""
     for fn in contenders.values():
         fn()
     gc.collect()
     times: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(REPEATS):
         for name, fn in contenders.items():
-            start = time.perf_counter()
+            start = clock()
             fn()
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
+    return times
+
+
+def medians_ms(contenders: dict[str, Callable[[], Any]]) -> dict[str, float]:
+    """Median time of each contender in ms."""
+    return {name: statistics.median(values) * 1000 for name, values in timings(contenders).items()}
+
+
+def ratios(times: dict[str, list[float]], reference: str) -> dict[str, float]:
+    """Median over rounds of each contender's time / the reference's time in the same round: a burst of
+    load on a shared machine then distorts one round, not the ratio."""
+    ref = times[reference]
+    return {name: statistics.median(t / r for t, r in zip(values, ref, strict=True)) for name, values in times.items()}
+
+
+CEILING = "ceiling: hand-written, plain models"
+
+
+def phases_ms(llm: ChatLLM, current: TextMessage, history: list[BaseMessage]) -> dict[str, float]:
+    """Median time of each phase of `construct_request_params` (the pipeline, unrolled)."""
+    times: dict[str, list[float]] = {}
+    for _ in range(REPEATS):
+        last = clock()
+        stamps: list[tuple[str, float]] = []
+        ctx = llm.construct_prompt_context(current, history)
+        stamps.append(("construct_prompt_context", clock()))
+        params = llm._configure_api_params(ctx, {})
+        stamps.append(("_configure_api_params", clock()))
+        request = llm.format_to_request_msgs(ctx)
+        stamps.append(("format_to_request_msgs", clock()))
+        flat = request.to_list()
+        stamps.append(("to_list", clock()))
+        msgs = normalize(flat)
+        stamps.append(("normalize", clock()))
+        api = llm.reformat_request_msg_to_api(msgs, params)
+        stamps.append(("reformat_request_msg_to_api", clock()))
+        llm._assemble_api_request(params, api, None)
+        stamps.append(("_assemble_api_request", clock()))
+        for name, stamp in stamps:
+            times.setdefault(name, []).append(stamp - last)
+            last = stamp
     return {name: statistics.median(values) * 1000 for name, values in times.items()}
+
+
+IMPORT_PROBE = """
+import sys, time
+start, cpu = time.perf_counter(), time.process_time()
+import tfrobot
+from tfrobot.brain.chain.llms import OpenAIChat
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+sdks = [m for m in ("openai", "anthropic", "google.genai", "zhipuai", "volcenginesdkarkruntime") if m in sys.modules]
+print(elapsed, cpu, ",".join(sdks))
+"""
+
+
+def import_times_ms() -> tuple[float, float, float, str]:
+    """Medians over fresh interpreters: the import's wall and CPU time, and the whole process's wall time
+    (interpreter start included)."""
+    walls, cpus, processes, sdks = [], [], [], ""
+    for _ in range(IMPORT_RUNS):
+        start = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", IMPORT_PROBE], capture_output=True, text=True, check=True)
+        processes.append(time.perf_counter() - start)
+        wall, cpu, *loaded = out.stdout.split()
+        walls.append(float(wall))
+        cpus.append(float(cpu))
+        sdks = ",".join(loaded)
+    return (*(statistics.median(values) * 1000 for values in (walls, cpus, processes)), sdks)  # type: ignore[return-value]
 
 
 def main() -> None:
     warnings.simplefilter("ignore")
     history, current = tfrobot_history()
     plain = dict_history()
+    models = model_history()
     openai, anthropic = OpenAIChat(), AnthropicChat()
     rows: dict[str, dict[str, Callable[[], Any]]] = {
         "openai": {
-            "ceiling: hand-written dicts": lambda: dicts_to_openai(plain),
+            CEILING: lambda: models_to_openai(models),
+            "reference: hand-written, plain dicts": lambda: dicts_to_openai(plain),
             "tfrobot construct_request_params": lambda: openai.construct_request_params(current, history),
         },
         "anthropic": {
-            "ceiling: hand-written dicts": lambda: dicts_to_anthropic(plain),
+            CEILING: lambda: models_to_anthropic(models),
+            "reference: hand-written, plain dicts": lambda: dicts_to_anthropic(plain),
             "tfrobot construct_request_params": lambda: anthropic.construct_request_params(current, history),
         },
     }
     for name, fn in {**langchain_contenders(), **pydantic_ai_contenders(), **litellm_contenders()}.items():
         rows["openai" if "openai" in name else "anthropic"][name] = fn
-    print(f"{TURNS}-turn conversation ({len(plain)} messages), median of {REPEATS} interleaved runs")
+    if "litellm (anthropic)" not in rows["anthropic"]:
+        print("litellm is not installed: skipped")
+    print(f"{TURNS}-turn conversation ({len(plain)} messages), median CPU time of {REPEATS} interleaved runs")
     for target, contenders in rows.items():
         print(f"\n{target} payload")
-        medians = medians_ms(contenders)
-        ceiling = medians["ceiling: hand-written dicts"]
-        for name, ms in medians.items():
-            print(f"  {name:<36} {ms:8.2f} ms   x{ms / ceiling:6.1f} of ceiling")
-    print("\npydantic-ai rows include one event-loop round trip per run (its mappers are async).")
+        times = timings(contenders)
+        of_ceiling = ratios(times, CEILING)
+        for name, values in times.items():
+            print(f"  {name:<40} {statistics.median(values) * 1000:8.2f} ms   x{of_ceiling[name]:6.1f} of ceiling")
+    print("\nratio: median over rounds of (time / ceiling's time in the same round)")
+    print("pydantic-ai rows include one event-loop round trip per run (its mappers are async).")
+
+    print("\nlinearity: microseconds per message, tfrobot (ceiling) [x of ceiling]")
+    for turns in LINEARITY_TURNS:
+        hist, cur = tfrobot_history(turns)
+        mods = model_history([turn_data(i) for i in range(turns)])
+        times = timings(
+            {
+                "openai": lambda h=hist, c=cur: openai.construct_request_params(c, h),
+                "openai ceiling": lambda m=mods: models_to_openai(m),
+                "anthropic": lambda h=hist, c=cur: anthropic.construct_request_params(c, h),
+                "anthropic ceiling": lambda m=mods: models_to_anthropic(m),
+            }
+        )
+        per = {k: statistics.median(v) * 1e6 / len(mods) for k, v in times.items()}
+        of_openai, of_anthropic = ratios(times, "openai ceiling"), ratios(times, "anthropic ceiling")
+        print(
+            f"  {turns:>4} turns ({len(mods):>4} msgs)  openai {per['openai']:5.2f} ({per['openai ceiling']:4.2f})"
+            f" [x{of_openai['openai']:4.1f}]   anthropic {per['anthropic']:5.2f} ({per['anthropic ceiling']:4.2f})"
+            f" [x{of_anthropic['anthropic']:4.1f}]"
+        )
+
+    for name, llm in (("openai", openai), ("anthropic", anthropic)):
+        phases = phases_ms(llm, current, history)
+        print(f"\n{name} phases (ms, median): " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()))
+
+    wall, cpu, process, sdks = import_times_ms()
+    print(
+        f"\nimport tfrobot + OpenAIChat in a fresh interpreter: {wall:.0f} ms wall, {cpu:.0f} ms CPU "
+        f"(whole process {process:.0f} ms wall; median of {IMPORT_RUNS}; SDKs imported: {sdks or 'none'})"
+    )
 
 
 if __name__ == "__main__":

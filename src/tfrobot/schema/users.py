@@ -13,7 +13,7 @@ class BaseUser(BaseModel):
     Extra keys are kept so that user records from integrations (IM platforms, SSO) survive a round trip.
     """
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     uid: str = Field(description="Stable id of the user in the platform that created the message.")
     name: str | None = Field(default=None, description="Display name, shown to the LLM in group chats.")
@@ -23,7 +23,7 @@ class BaseUser(BaseModel):
 class BaseGroup(BaseModel):
     """A conversation space shared by several users (a group chat, a channel)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     gid: str = Field(description="Stable id of the group.")
     name: str | None = Field(default=None, description="Display name of the group.")

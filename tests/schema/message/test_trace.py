@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tfrobot.schema.message import TRACE_META_KEY, AssistantTextMessage, BaseMessage, TextMessage
 
 
@@ -31,3 +34,16 @@ def test_split_around_the_user_message() -> None:
     pre, post = user.intermediate_trace.split(user.create_ts)
     assert [m.text() for m in pre] == ["before"]
     assert [m.text() for m in post] == ["same ms", "after"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 5), max_size=6), st.integers(0, 6))
+def test_split_equals_a_sort_then_cut(stamps: list[int], at: int) -> None:
+    user = TextMessage(content="q", create_ts=at)
+    for i, ts in enumerate(stamps):
+        user.intermediate_trace.append(AssistantTextMessage(content=str(i), create_ts=ts))
+    reference = sorted(user.intermediate_trace.records, key=lambda m: (m.create_ts, int(m.content)))
+    pre, post = user.intermediate_trace.split(at)
+    assert pre == [m for m in reference if m.create_ts < at]
+    assert post == [m for m in reference if m.create_ts >= at]
+    assert user.intermediate_trace.ordered() == reference

@@ -132,18 +132,18 @@ class BaseMessage(BaseModel):
     def to_llm_request(self) -> LLMMessage | list[LLMMessage]:
         """Convert to the provider-neutral LLM format (see the module docstring for the contract)."""
         match self.role:
-            case "user" | "assistant":
-                raise self._contract_error()
+            case "tool":
+                return self._tool_to_llm()
             case "system":
                 return LLMSystemMessage(content=self.text())
             case "console":
                 return self._console_to_llm()
-            case "tool":
-                return self._tool_to_llm()
             case "function":
                 if self.function_res is None:
                     raise MessageContractError(f"function message {self.msg_id} has no `function_res` to send")
                 return LLMFunctionMessage(name=self.function_res.name, content=self.function_res.result)
+            case "user" | "assistant":
+                raise self._contract_error()
 
     def text(self) -> str:
         """The content as plain text (parts joined; media by their `detail`), for logs and text-only roles.
@@ -182,8 +182,9 @@ class BaseMessage(BaseModel):
     def _tool_to_llm(self) -> list[LLMMessage]:
         out: list[LLMMessage] = []
         carriers: list[LLMMessage] = []
-        for index, res in enumerate(self.tool_reses or ()):
+        for res in self.tool_reses or ():
             if isinstance(res, str):
+                index = list(self.tool_reses or ()).index(res)
                 raise MessageContractError(
                     f"tool message {self.msg_id}: result #{index} is a bare string without a call id, and no "
                     "provider accepts a tool result it cannot match to its call; store a ToolReturn(call_id=…)"
@@ -195,7 +196,9 @@ class BaseMessage(BaseModel):
                 carriers.append(LLMUserMessage(content=list(res.attachments), attachment_of=res.call_id))
         if not out:
             raise MessageContractError(f"tool message {self.msg_id} has no `tool_reses` to send")
-        return out + carriers
+        if carriers:
+            out += carriers
+        return out
 
 
 def content_text(content: MessageContent) -> str:

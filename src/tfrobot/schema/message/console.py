@@ -11,7 +11,7 @@ from tfrobot.schema.types import AttributeValue
 class ConsoleResult(BaseModel):
     """The console echo of one TFL script run (seed: "DSL 解释器执行后的「控制台回显」")."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     result: str = Field(default="", description="Full console output, as the LLM should read it.")
     summary_result: str | None = Field(default=None, description="Short form for long outputs and UI lists.")

@@ -16,7 +16,7 @@ from pydantic import AnyUrl, BaseModel, ConfigDict, Field, model_validator
 class TextUserMsgPart(BaseModel):
     """A run of plain text inside a multipart message."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     type: Literal["text"] = "text"
     text: str = Field(description="The text itself.")
@@ -25,7 +25,7 @@ class TextUserMsgPart(BaseModel):
 class _MediaPart(BaseModel):
     """Shared shape of every media part; the concrete classes only fix `type`."""
 
-    model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True)
 
     url: AnyUrl | None = Field(default=None, description="Where the media can be fetched (http(s), data:, s3:, …).")
     path: Path | None = Field(default=None, description="A local file; only read from configured media roots.")

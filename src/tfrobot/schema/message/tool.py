@@ -17,7 +17,7 @@ class ToolCall(BaseModel):
     able to show it what it wrote.
     """
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     id: str = Field(description="The provider's call id; tool results refer to it.")
     name: str = Field(description="Name of the tool to call.")
@@ -38,7 +38,7 @@ class ToolCall(BaseModel):
 class ToolReturn(BaseModel):
     """The result of one tool call. `call_id` is required: a result the LLM cannot match is useless."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     call_id: str = Field(min_length=1, description="Id of the `ToolCall` this answers.")
     name: str | None = Field(default=None, description="Name of the tool that ran.")

@@ -203,3 +203,19 @@ def test_a_reply_holding_only_foreign_reasoning_sends_no_empty_assistant_turn() 
             assert turns[1]["content"][0]["type"] == "thinking"
         else:
             assert [t["role"] for t in turns] == ["user"] * len(turns), cls.__name__
+
+
+def test_the_prompt_context_built_without_revalidation_equals_a_validated_one_and_survives_json() -> None:
+    turn, chain = current_turn()
+    ctx = OpenAIChat().construct_prompt_context(turn, [recalled_turn()], chain)
+    validated = PromptContext.model_validate(
+        {
+            "current_input": ctx.current_input,
+            "conversation": {"msgs": ctx.conversation.msgs},
+            "intermediate_msgs": chain,
+        }
+    )
+    assert ctx == validated
+    restored = PromptContext.model_validate_json(ctx.model_dump_json())
+    assert restored == ctx
+    assert [type(m) for m in restored.conversation.msgs] == [type(m) for m in ctx.conversation.msgs]

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.brain.chain.llms.conftest import conversation, current_turn
 from tfrobot.brain.chain.llms import InvalidConversationError, OpenAIChat, normalize
-from tfrobot.brain.chain.llms.normalize import EMPTY_CONSOLE, MISSING_RESULT
+from tfrobot.brain.chain.llms.normalize import EMPTY_CONSOLE, MISSING_RESULT, repair
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message import (
     LLMAssistantMessage,
+    LLMFunctionMessage,
+    LLMMessage,
     LLMSystemMessage,
     LLMTFLMessage,
     LLMToolMessage,
@@ -119,3 +124,130 @@ def test_normalization_is_idempotent_on_the_full_conversation(media_root: Path) 
     assert isinstance(ctx, PromptContext)
     once = normalize(chat.format_to_request_msgs(ctx).to_list())
     assert normalize(once) == once
+
+
+# ------------------------------------------------------------------------------------------------ fast path
+IDS = ["a", "b", "c"]
+_text = st.sampled_from(["q", "", " ", "hello"])
+_users = st.builds(
+    LLMUserMessage,
+    content=st.one_of(_text, st.lists(st.builds(TextUserMsgPart, text=_text), max_size=2)),
+    name=st.sampled_from([None, "ann"]),
+    attachment_of=st.sampled_from([None, None, "a", "b", "console-1"]),
+)
+_assistants = st.builds(
+    LLMAssistantMessage,
+    content=st.sampled_from([None, "", " ", "answer"]),
+    tool_calls=st.lists(
+        st.builds(ToolCall, id=st.sampled_from(IDS), name=st.just("f")), max_size=2, unique_by=lambda c: c.id
+    ),
+    reasoning_content=st.sampled_from([None, "why"]),
+)
+_results = st.builds(
+    LLMToolMessage,
+    tool_call_id=st.sampled_from([*IDS, "gone"]),
+    content=st.sampled_from(["A", "B"]),
+    name=st.sampled_from([None, "f"]),
+)
+_messages = st.lists(
+    st.one_of(
+        _users,
+        _assistants,
+        _results,
+        st.builds(LLMSystemMessage, content=_text),
+        st.builds(LLMTFLMessage, content=_text),
+        st.builds(LLMFunctionMessage, name=st.just("f"), content=_text),
+    ),
+    max_size=10,
+)
+
+
+@st.composite
+def _conversations(draw: st.DrawFn) -> list[LLMMessage]:
+    """Mostly well-formed conversations (tool loops with results and carriers), then a few perturbations:
+    random sequences are almost never well formed, and the shortcut must be exercised on both sides."""
+    msgs: list[LLMMessage] = []
+    fresh = iter(["a", "b", *(f"c{n}" for n in range(30))])  # "a", "b": ids that carriers of _users name
+    for turn in range(draw(st.integers(0, 4))):
+        msgs.append(draw(_users) if draw(st.booleans()) else LLMUserMessage(content=f"q{turn}"))
+        for _step in range(draw(st.integers(0, 2))):
+            ids = [next(fresh) for _ in range(draw(st.integers(1, 3)))]
+            msgs.append(LLMAssistantMessage(content=draw(st.sampled_from([None, "thinking"])), tool_calls=[
+                ToolCall(id=i, name="f") for i in ids
+            ]))  # fmt: skip
+            name = draw(st.sampled_from(["f", "f", None]))
+            msgs.extend(LLMToolMessage(tool_call_id=i, name=name, content=f"r {i}") for i in ids)
+            for i in draw(st.permutations(ids)) if draw(st.integers(0, 3)) == 0 else ids:
+                for n in range(draw(st.integers(0, 3))):
+                    text = draw(st.sampled_from([f"m{n}", "same"]))
+                    name = draw(st.sampled_from([None, None, "ann", "bob"]))
+                    msgs.append(LLMUserMessage(content=[TextUserMsgPart(text=text)], attachment_of=i, name=name))
+        if draw(st.booleans()):
+            msgs.append(LLMTFLMessage(content="out"))
+        msgs.append(LLMAssistantMessage(content=f"a{turn}"))
+    for _ in range(draw(st.integers(0, 2))):
+        if not msgs:
+            break
+        i, j = draw(st.integers(0, len(msgs) - 1)), draw(st.integers(0, len(msgs) - 1))
+        match draw(st.sampled_from(["swap", "drop", "copy", "cut", "other"])):
+            case "cut":
+                del msgs[i:]
+            case "swap":
+                msgs[i], msgs[j] = msgs[j], msgs[i]
+            case "drop":
+                del msgs[i]
+            case "copy":
+                msgs.insert(j, msgs[i])
+            case _:
+                msgs.insert(j, draw(_messages.filter(bool))[0])
+    return msgs
+
+
+def _outcome(fn: Callable[[list[LLMMessage]], list[LLMMessage]], msgs: list[LLMMessage]) -> object:
+    try:
+        return fn(msgs)
+    except InvalidConversationError as exc:
+        return str(exc)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+@given(st.one_of(_messages, _conversations(), _conversations()))
+def test_the_well_formed_shortcut_returns_what_the_repair_pass_returns(msgs: list[LLMMessage]) -> None:
+    assert _outcome(normalize, msgs) == _outcome(repair, msgs)
+    repaired = _outcome(repair, msgs)
+    if isinstance(repaired, list):
+        assert normalize(repaired) == repaired
+        assert all(a is b for a, b in zip(normalize(repaired), repaired, strict=True))
+
+
+def test_a_well_formed_conversation_comes_back_as_the_same_messages() -> None:
+    msgs: list[LLMMessage] = [
+        LLMSystemMessage(content="s"),
+        LLMUserMessage(content="q"),
+        call("a", "b"),
+        LLMToolMessage(tool_call_id="a", name="weather", content="A"),
+        LLMToolMessage(tool_call_id="b", name="weather", content="B"),
+        LLMUserMessage(content=[TextUserMsgPart(text="media a")], attachment_of="a"),
+        LLMUserMessage(content=[TextUserMsgPart(text="media b")], attachment_of="b"),
+        LLMAssistantMessage(content="done"),
+        LLMTFLMessage(content="printed"),
+        LLMUserMessage(content=[TextUserMsgPart(text="console media")], attachment_of="console-1"),
+    ]
+    out = normalize(msgs)
+    assert out == repair(msgs)
+    assert out is not msgs
+    assert all(a is b for a, b in zip(out, msgs, strict=True))
+
+
+def test_a_repeated_carrier_between_different_ones_is_kept_once() -> None:
+    media = LLMUserMessage(content=[TextUserMsgPart(text="chart")], attachment_of="a", name="ann")
+    other = LLMUserMessage(content=[TextUserMsgPart(text="table")], attachment_of="a")
+    msgs: list[LLMMessage] = [
+        LLMUserMessage(content="q"),
+        call("a"),
+        LLMToolMessage(tool_call_id="a", name="weather", content="A"),
+        media,
+        other,
+        media,
+    ]
+    assert normalize(msgs) == repair(msgs) == msgs[:5]

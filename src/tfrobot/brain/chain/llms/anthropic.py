@@ -105,52 +105,58 @@ class AnthropicChat(ChatLLM):
 
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
-        call_ids = {call.id for m in msgs if isinstance(m, LLMAssistantMessage) for call in m.tool_calls}
+        call_ids: set[str] | None = None  # for attachment labels, computed when a carrier needs them
         results: dict[str, dict[str, Any]] = {}
         turns: list[dict[str, Any]] = []
-
-        def add(role: str, blocks: list[dict[str, Any]]) -> None:
-            if not blocks:
-                return
-            if turns and turns[-1]["role"] == role:
-                turns[-1]["content"].extend(blocks)
-            else:
-                turns.append({"role": role, "content": blocks})
-
+        last_role, last_blocks = "", []  # the turn being built: same-role messages join it
         for index, msg in enumerate(msgs):
-            where = f"messages[{index}]"
+            blocks: list[dict[str, Any]]
             match msg:
-                case LLMSystemMessage():
-                    add("user", [_text(f"{SYSTEM_LABEL}\n{msg.content}")])
                 case LLMUserMessage():
-                    if msg.attachment_of in results:
-                        results[msg.attachment_of].setdefault("content", []).extend(
-                            self._blocks(msg, "tool_result", where)
+                    role, owner = "user", msg.attachment_of
+                    if owner is None:
+                        if isinstance(msg.content, str) and not msg.name:
+                            blocks = [{"type": "text", "text": msg.content}]
+                        else:
+                            blocks = self._blocks(msg, "user", f"messages[{index}]")
+                    elif owner in results:
+                        results[owner].setdefault("content", []).extend(
+                            self._blocks(msg, "tool_result", f"messages[{index}]")
                         )
                         continue
-                    blocks = self._blocks(msg, "user" if msg.attachment_of is None else "tool_result", where)
-                    if msg.attachment_of is not None:
-                        blocks.insert(0, _text(attachment_label(msg.attachment_of, msg.attachment_of in call_ids)))
-                    add("user", blocks)
+                    else:
+                        if call_ids is None:
+                            call_ids = {c.id for m in msgs if isinstance(m, LLMAssistantMessage) for c in m.tool_calls}
+                        blocks = self._blocks(msg, "tool_result", f"messages[{index}]")
+                        blocks.insert(0, _text(attachment_label(owner, owner in call_ids)))
                 case LLMAssistantMessage():
-                    add("assistant", self._assistant(msg))
+                    role, blocks = "assistant", self._assistant(msg)
                 case LLMToolMessage():
                     block: dict[str, Any] = {
                         "type": "tool_result",
                         "tool_use_id": portable_id(msg.tool_call_id, ID_PATTERN),
                     }
                     if msg.content:
-                        block["content"] = [_text(msg.content)]
+                        block["content"] = [{"type": "text", "text": msg.content}]
                     if msg.is_error:
                         block["is_error"] = True
                     results[msg.tool_call_id] = block
-                    add("user", [block])
+                    role, blocks = "user", [block]
+                case LLMSystemMessage():
+                    role, blocks = "user", [_text(f"{SYSTEM_LABEL}\n{msg.content}")]
                 case LLMFunctionMessage():
-                    add("user", [_text(f"[result of function {msg.name}]\n{msg.content}")])
+                    role, blocks = "user", [_text(f"[result of function {msg.name}]\n{msg.content}")]
                 case LLMTFLMessage():
-                    add("user", [_text(f"{CONSOLE_LABEL}\n{msg.content}")])
+                    role, blocks = "user", [_text(f"{CONSOLE_LABEL}\n{msg.content}")]
                 case _:
                     assert_never(msg)
+            if not blocks:
+                continue
+            if role == last_role:
+                last_blocks.extend(blocks)
+            else:
+                turns.append({"role": role, "content": blocks})
+                last_role, last_blocks = role, blocks
         return turns
 
     def _blocks(self, msg: LLMUserMessage, position: Position, where: str) -> list[dict[str, Any]]:

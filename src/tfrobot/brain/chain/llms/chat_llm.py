@@ -99,17 +99,31 @@ def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
     Deterministic (a hash of the original), so the same stored call maps to the same id in every request
     and a call and its result always agree without any state kept between requests.
     """
+    key = (call_id, pattern, max_len)
+    found = _PORTABLE_IDS.get(key)
+    if found is not None:
+        return found
     if re.fullmatch(pattern, call_id) and len(call_id) <= max_len:
-        return call_id
-    digest = sha1(call_id.encode()).hexdigest()[:10]
-    stem = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[: max_len - len(digest) - 1]
-    return f"{stem}_{digest}"
+        found = call_id
+    else:
+        digest = sha1(call_id.encode()).hexdigest()[:10]
+        stem = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[: max_len - len(digest) - 1]
+        found = f"{stem}_{digest}"
+    if len(_PORTABLE_IDS) >= _PORTABLE_IDS_MAX:
+        _PORTABLE_IDS.clear()
+    _PORTABLE_IDS[key] = found
+    return found
+
+
+_PORTABLE_IDS: dict[tuple[str, str, int], str] = {}
+"""Memo of `portable_id` (a pure function called for every call and result of every request)."""
+_PORTABLE_IDS_MAX = 65536
 
 
 class ChatLLM(BaseModel):
     """Base of every chat provider: settings, the request pipeline, and the call/stream entry points."""
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, defer_build=True)
 
     provider: ClassVar[str] = ""
     """Registry name; empty on abstract bases."""
@@ -155,16 +169,21 @@ class ChatLLM(BaseModel):
         kept once, at its first place."""
         msgs: list[BaseMessage] = []
         present: set[str] = set()
-        candidates = [m for msg in conversation or () for m in self._expand_trace_for_msg(msg)]
-        candidates += self._expand_trace_for_msg(current_input)
-        candidates += intermediate_msgs or ()
-        for msg in candidates:
-            if msg.msg_id not in present:
-                present.add(msg.msg_id)
-                msgs.append(msg)
-        return PromptContext(
+        expand = self._expand_trace_for_msg
+        groups = [expand(msg) for msg in conversation or ()]
+        groups.append(expand(current_input))
+        groups.append(list(intermediate_msgs or ()))
+        for group in groups:
+            for msg in group:
+                msg_id = msg.msg_id
+                if msg_id not in present:
+                    present.add(msg_id)
+                    msgs.append(msg)
+        # Every message here is a validated message instance (its attributes were just read): the containers
+        # are built without validating each message a second time, and stay `Message`-typed for dumps.
+        return PromptContext.model_construct(
             current_input=current_input,
-            conversation=Conversation(msgs=msgs),
+            conversation=Conversation.model_construct(msgs=msgs),
             intermediate_msgs=list(intermediate_msgs) if intermediate_msgs is not None else None,
         )
 
@@ -174,7 +193,9 @@ class ChatLLM(BaseModel):
         if not isinstance(msg, UserMessage) or not msg.intermediate_trace.records:
             return [msg]
         pre, post = msg.intermediate_trace.split(msg.create_ts)
-        return [*pre, msg, *post]
+        pre.append(msg)
+        pre += post
+        return pre
 
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
@@ -194,12 +215,16 @@ class ChatLLM(BaseModel):
     # ----------------------------------------------------------------------------------- Phase 3
     def format_to_request_msgs(self, ctx: PromptContext) -> LLMRequestMessages:
         """`to_llm_request()` of every message; a failure names the message's position and id."""
-        entries: list[LLMMessage | list[LLMMessage]] = []
-        for index, msg in enumerate(ctx.conversation.msgs):
-            try:
-                entries.append(msg.to_llm_request())
-            except MessageContractError as exc:
-                raise InvalidConversationError(f"conversation.msgs[{index}] ({msg.msg_id}): {exc}") from exc
+        msgs = ctx.conversation.msgs
+        try:
+            entries: list[LLMMessage | list[LLMMessage]] = [msg.to_llm_request() for msg in msgs]
+        except MessageContractError:
+            for index, msg in enumerate(msgs):  # to name the culprit (conversions have no side effects)
+                try:
+                    msg.to_llm_request()
+                except MessageContractError as exc:
+                    raise InvalidConversationError(f"conversation.msgs[{index}] ({msg.msg_id}): {exc}") from exc
+            raise
         # Built from `to_llm_request()` results, whose kinds `normalize` checks: no second validation pass.
         return LLMRequestMessages.model_construct(entries)
 

@@ -17,7 +17,10 @@ raises `InvalidConversationError` (naming the message and the fix) on what has n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from types import MappingProxyType
+from typing import cast
 
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.schema.message.llms.llm_requests import (
@@ -31,6 +34,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMUserMessage,
 )
 from tfrobot.schema.message.msg_part import MsgPart, TextUserMsgPart
+from tfrobot.schema.message.tool import ToolCall
 
 MISSING_RESULT = "[no result: the tool call was interrupted before it returned]"
 """Content of the error result inserted for a call that has none."""
@@ -40,9 +44,103 @@ EMPTY_CONSOLE = "(the script printed nothing)"
 
 
 def normalize(msgs: Sequence[BaseLLMMessage]) -> list[LLMMessage]:
-    """Repair `msgs` into a conversation every provider accepts (see the module docstring)."""
+    """Repair `msgs` into a conversation every provider accepts (see the module docstring).
+
+    A conversation that needs no repair (the usual case) is recognised in one linear scan and returned as
+    it is (a new list of the same messages); anything else goes through the full repair pass, whose
+    output the scan accepts unchanged (idempotency)."""
+    if _well_formed(msgs):
+        return cast("list[LLMMessage]", list(msgs))
+    return repair(msgs)
+
+
+def repair(msgs: Sequence[BaseLLMMessage]) -> list[LLMMessage]:
+    """The full repair pass, without the well-formed shortcut (`normalize` returns the same)."""
     typed = [_typed(i, msg) for i, msg in enumerate(msgs)]
     return _merge_same_role(_pair_tool_results(_drop_empty(typed)))
+
+
+_NO_ZONE: Mapping[str, int] = MappingProxyType({})
+
+
+def _blank(text: str) -> bool:
+    return not text or text.isspace()
+
+
+def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
+    """Whether the repair pass would return `msgs` unchanged: every message of a known kind, nothing empty,
+    every call id unique and answered right after its call in call order (named results, then at most one
+    media carrier per call, in call order), no orphan result or misplaced carrier, no same-role neighbours
+    to merge. False means "not proven", never "broken": the repair pass then decides."""
+    calls: set[str] = set()
+    pending: list[ToolCall] = []  # calls of the last assistant message whose results must come next
+    next_result = 0
+    zone: Mapping[str, int] = _NO_ZONE  # call id -> position: calls whose carriers may follow here
+    zone_at = -1  # position in `zone` of the last carrier seen
+    strays: set[str] = set()  # attachment_of of carriers outside a zone: must not turn out to be call ids
+    prev: BaseLLMMessage | None = None
+    for msg in msgs:
+        if next_result < len(pending):
+            if not isinstance(msg, LLMToolMessage):
+                return False
+            call = pending[next_result]
+            if msg.tool_call_id != call.id or msg.name is None:
+                return False
+            next_result += 1
+            prev = msg
+            continue
+        match msg:
+            case LLMUserMessage():
+                content = msg.content
+                if isinstance(content, str):
+                    if not content or content.isspace():
+                        return False
+                elif not content or any(isinstance(p, TextUserMsgPart) and _blank(p.text) for p in content):
+                    return False
+                if (
+                    isinstance(prev, LLMUserMessage)
+                    and prev.attachment_of == msg.attachment_of
+                    and prev.name == msg.name
+                ):
+                    return False
+                owner = msg.attachment_of
+                at = zone.get(owner, -1) if owner is not None else -1
+                if owner is None:
+                    zone = _NO_ZONE
+                elif at > zone_at:  # (several carriers for one call: the repair pass merges or dedupes them)
+                    zone_at = at
+                elif owner in calls:
+                    return False
+                else:
+                    strays.add(owner)
+                    zone = _NO_ZONE
+            case LLMAssistantMessage():
+                text = msg.content
+                if text is not None and (not text or text.isspace()):
+                    return False
+                if isinstance(prev, LLMAssistantMessage) and not prev.tool_calls:
+                    return False
+                zone = _NO_ZONE
+                if msg.tool_calls:
+                    zone = {}
+                    for call in msg.tool_calls:
+                        if call.id in calls:
+                            return False
+                        calls.add(call.id)
+                        zone[call.id] = len(zone)
+                    zone_at, pending, next_result = -1, msg.tool_calls, 0
+                elif msg.content is None and not (msg.reasoning_blocks or msg.reasoning_content):
+                    return False
+            case LLMSystemMessage() | LLMTFLMessage():
+                if _blank(msg.content):
+                    return False
+                zone = _NO_ZONE
+            case LLMFunctionMessage():
+                zone = _NO_ZONE
+            case _:
+                return False  # a result out of place, or an unknown kind: the repair pass decides
+        prev = msg
+    return next_result == len(pending) and strays.isdisjoint(calls)
 
 
 def _typed(index: int, msg: BaseLLMMessage) -> LLMMessage:
@@ -71,12 +169,12 @@ def _drop_empty(msgs: list[LLMMessage]) -> list[LLMMessage]:
                 if not parts:
                     continue
                 if len(parts) != len(msg.content):
-                    msg = msg.model_copy(update={"content": parts})
+                    msg = replace(msg, content=parts)
         if isinstance(msg, LLMTFLMessage) and not msg.content.strip():
             msg = LLMTFLMessage(content=EMPTY_CONSOLE)
         if isinstance(msg, LLMAssistantMessage):
             if msg.content is not None and not msg.content.strip():
-                msg = msg.model_copy(update={"content": None})
+                msg = replace(msg, content=None)
             if msg.content is None and not (msg.tool_calls or msg.reasoning_blocks or msg.reasoning_content):
                 continue
         out.append(msg)
@@ -107,7 +205,7 @@ def _pair_tool_results(msgs: list[LLMMessage]) -> list[LLMMessage]:
     for index, msg in enumerate(kept):
         if isinstance(msg, LLMToolMessage) and msg.tool_call_id in calls:
             if msg.name is None:
-                msg = msg.model_copy(update={"name": calls[msg.tool_call_id][1]})
+                msg = replace(msg, name=calls[msg.tool_call_id][1])
             previous = results.get(msg.tool_call_id)
             if previous is not None and previous != msg:
                 raise InvalidConversationError(
@@ -172,7 +270,7 @@ def _merge_same_role(msgs: list[LLMMessage]) -> list[LLMMessage]:
             and prev.attachment_of == msg.attachment_of
             and prev.name == msg.name
         ):
-            out[-1] = prev.model_copy(update={"content": _parts(prev.content) + _parts(msg.content)})
+            out[-1] = replace(prev, content=_parts(prev.content) + _parts(msg.content))
         else:
             out.append(msg)
     return out

@@ -102,29 +102,42 @@ class OpenAIChat(ChatLLM):
 
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
-        call_ids = {call.id for m in msgs if isinstance(m, LLMAssistantMessage) for call in m.tool_calls}
-        last_user = max(
-            (i for i, m in enumerate(msgs) if isinstance(m, LLMUserMessage) and m.attachment_of is None), default=-1
-        )
+        # One pass; what only some messages need (the call ids for attachment labels, the last user turn for
+        # reasoning replay) is computed only when a message needs it.
+        call_ids: set[str] | None = None
+        replay = self.reasoning_replay
+        last_user = -1
+        if replay == "tool_loop":
+            last_user = max(
+                (i for i, m in enumerate(msgs) if isinstance(m, LLMUserMessage) and m.attachment_of is None),
+                default=-1,
+            )
         out: list[dict[str, Any]] = []
+        append = out.append
         for index, msg in enumerate(msgs):
-            where = f"messages[{index}]"
             match msg:
-                case LLMSystemMessage():
-                    out.append({"role": "system", "content": msg.content})
                 case LLMUserMessage():
-                    out.append(self._user(msg, call_ids, where))
+                    if msg.attachment_of is None and isinstance(msg.content, str) and not msg.name:
+                        append({"role": "user", "content": msg.content})
+                        continue
+                    if call_ids is None:
+                        call_ids = _call_ids(msgs)
+                    append(self._user(msg, call_ids, f"messages[{index}]"))
                 case LLMAssistantMessage():
-                    assistant = self._assistant(msg, in_loop=index > last_user)
+                    assistant = self._assistant(
+                        msg, replay=replay == "always" or (replay == "tool_loop" and index > last_user)
+                    )
                     if assistant is not None:
-                        out.append(assistant)
+                        append(assistant)
                 case LLMToolMessage():
                     content = f"[tool error] {msg.content}" if msg.is_error else msg.content
-                    out.append({"role": "tool", "tool_call_id": msg.tool_call_id, "content": content})
-                case LLMFunctionMessage():
-                    out.append({"role": "function", "name": msg.name, "content": msg.content})
+                    append({"role": "tool", "tool_call_id": msg.tool_call_id, "content": content})
+                case LLMSystemMessage():
+                    append({"role": "system", "content": msg.content})
                 case LLMTFLMessage():
-                    out.append({"role": "user", "content": f"{CONSOLE_LABEL}\n{msg.content}"})
+                    append({"role": "user", "content": f"{CONSOLE_LABEL}\n{msg.content}"})
+                case LLMFunctionMessage():
+                    append({"role": "function", "name": msg.name, "content": msg.content})
                 case _:
                     assert_never(msg)
         return out
@@ -174,19 +187,19 @@ class OpenAIChat(ChatLLM):
             return media.data is not None and media.media_type == "application/pdf"
         return True
 
-    def _assistant(self, msg: LLMAssistantMessage, *, in_loop: bool) -> dict[str, Any] | None:
+    def _assistant(self, msg: LLMAssistantMessage, *, replay: bool) -> dict[str, Any] | None:
         """The assistant message, or None when nothing of it is for this endpoint (e.g. a reply that
-        held only another provider's reasoning blocks: an empty assistant message is a 400)."""
+        held only another provider's reasoning blocks: an empty assistant message is a 400). `replay`:
+        whether `reasoning_replay` asks for this message's reasoning text (if this provider wrote it)."""
         out: dict[str, Any] = {"role": "assistant", "content": msg.content}
         if msg.tool_calls:
             out["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                 for c in msg.tool_calls
             ]
-        replay = self.reasoning_replay == "always" or (self.reasoning_replay == "tool_loop" and in_loop)
         if replay and msg.reasoning_content and provider_of(msg.model) == self.provider:
             out["reasoning_content"] = msg.reasoning_content
-        if msg.content is None and "tool_calls" not in out and "reasoning_content" not in out:
+        if msg.content is None and len(out) == 2:
             return None
         return out
 
@@ -323,6 +336,10 @@ class OpenAIChat(ChatLLM):
 
     def _translate_error(self, exc: Exception) -> Exception:
         return translate_sdk_error(self.provider, exc)
+
+
+def _call_ids(msgs: list[LLMMessage]) -> set[str]:
+    return {call.id for m in msgs if isinstance(m, LLMAssistantMessage) for call in m.tool_calls}
 
 
 class _StreamState:

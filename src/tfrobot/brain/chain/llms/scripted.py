@@ -42,13 +42,20 @@ from tfrobot.schema.message.llms.llm_requests import (
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.tool import ToolCall
 
-_LLM_ADAPTER: TypeAdapter[LLMMessage] = TypeAdapter(LLMMessage)
+_LLM_ADAPTERS: list[TypeAdapter[LLMMessage]] = []
+
+
+def _llm_adapter() -> TypeAdapter[LLMMessage]:
+    """`TypeAdapter(LLMMessage)`, built on first use (not at import: importing the package stays fast)."""
+    if not _LLM_ADAPTERS:
+        _LLM_ADAPTERS.append(TypeAdapter(LLMMessage))
+    return _LLM_ADAPTERS[0]
 
 
 class ScriptedCall(BaseModel):
     """A tool call a rule makes."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
     arguments: dict[str, JsonValue] = Field(default_factory=dict)
@@ -57,7 +64,7 @@ class ScriptedCall(BaseModel):
 class ScriptRule(BaseModel):
     """One rule: when the request looks like this, answer like that."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     user: str = Field(default="", description="Regex searched (case-insensitive) in the latest user text.")
     after: str = Field(
@@ -105,7 +112,8 @@ class ScriptedChat(ChatLLM):
 
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         """The neutral messages as JSON dicts: the scripted 'API' reads those."""
-        return [m.model_dump(mode="json", exclude_none=True) for m in msgs]
+        dump = _llm_adapter().dump_python
+        return [dump(m, mode="json", exclude_none=True) for m in msgs]
 
     def _assemble_api_request(
         self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
@@ -117,7 +125,8 @@ class ScriptedChat(ChatLLM):
         return request
 
     def _send(self, params: dict[str, Any]) -> Any:
-        msgs = [_LLM_ADAPTER.validate_json(json.dumps(m)) for m in params["messages"]]
+        adapter = _llm_adapter()
+        msgs = [adapter.validate_json(json.dumps(m)) for m in params["messages"]]
         user, state, results = _state(msgs)
         rule = next((r for r in self.rules if _matches(r, user, state, results)), None)
         turn = sum(isinstance(m, LLMAssistantMessage) for m in msgs) + 1

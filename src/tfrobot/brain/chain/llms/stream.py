@@ -16,7 +16,7 @@ from tfrobot.schema.message.tool import ToolCall
 
 
 class _Delta(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class TextDelta(_Delta):

@@ -20,7 +20,7 @@ _SCHEMA_ONES = ("items", "additionalProperties", "not", "if", "then", "else", "c
 class ToolDefinition(BaseModel):
     """A tool as the LLM sees it: name, purpose, and a JSON Schema of its arguments object."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str = Field(description="Tool name; the LLM calls it by this.")
     description: str = Field(default="", description="What the tool does and when to use it.")

@@ -11,7 +11,7 @@ class ChainContext(BaseModel):
     """Run-time state of one chain run. `intermediate_msgs` is typed `Message` (seed: the collection source
     of the trace; written in-process, but typed like every other container so its meaning is one)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     intermediate_msgs: list[Message] = Field(
         default_factory=list, description="AssistantTextMessage, tool and console messages, in production order."

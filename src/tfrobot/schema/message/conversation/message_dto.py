@@ -67,7 +67,8 @@ class TextMessage(UserMessage):
     content: str
 
     def to_llm_request(self) -> LLMUserMessage:
-        return self._llm_user(self.content)
+        creator = self.creator
+        return LLMUserMessage(content=self.content, name=None if creator is None else creator.name)
 
 
 class ImageMessage(UserMessage):
@@ -178,14 +179,16 @@ class AssistantTextMessage(AssistantMessage):
 
     def to_llm_request(self) -> LLMAssistantMessage:
         content = self.content
-        for script in self.tfl_scripts or ():
-            if script not in content:
-                content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
+        if self.tfl_scripts:
+            for script in self.tfl_scripts:
+                if script not in content:
+                    content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
+        calls, blocks = self.tool_calls, self.reasoning_blocks
         return LLMAssistantMessage(
             content=content or None,
-            tool_calls=list(self.tool_calls or ()),
+            tool_calls=list(calls) if calls else [],
             reasoning_content=self.reasoning_content,
-            reasoning_blocks=list(self.reasoning_blocks),
+            reasoning_blocks=list(blocks) if blocks else [],
             model=self.model,
         )
 

@@ -46,10 +46,25 @@ class IntermediateTrace(BaseModel):
 
     def ordered(self) -> list[BaseMessage]:
         """Records by creation time, ties broken by the order they were appended."""
-        return sorted(self.records, key=_order)
+        records = self.records
+        previous = -1 << 63
+        for msg in records:  # usually already in order: one comparison per record instead of a sort
+            if msg.create_ts <= previous:
+                return sorted(records, key=_order)
+            previous = msg.create_ts
+        return list(records)
 
     def split(self, create_ts: int) -> tuple[list[BaseMessage], list[BaseMessage]]:
         """Records created before `create_ts` (pre) and at or after it (post), each in order."""
-        ordered = self.ordered()
-        pre = [msg for msg in ordered if msg.create_ts < create_ts]
-        return pre, ordered[len(pre) :]
+        records = self.records
+        previous, cut = -1 << 63, len(records)
+        for index, msg in enumerate(records):  # usually in order already: check it and find the cut at once
+            ts = msg.create_ts
+            if ts <= previous:
+                ordered = sorted(records, key=_order)
+                cut = next((i for i, m in enumerate(ordered) if m.create_ts >= create_ts), len(ordered))
+                return ordered[:cut], ordered[cut:]
+            if cut > index and ts >= create_ts:
+                cut = index
+            previous = ts
+        return records[:cut], records[cut:]

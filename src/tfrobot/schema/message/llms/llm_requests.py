@@ -2,13 +2,20 @@
 
 Closer to the APIs than `BaseMessage` (one message per tool result, console output in its own role,
 attachments in user messages that say what they belong to) yet free of any provider's dict shape.
+
+They are built on every request from messages that were validated when they were made, so they are
+slotted standard-library dataclasses: cheap to build (no second validation), compared field by field,
+and still a Pydantic type. `TypeAdapter(LLMMessage)` validates dicts into them (unknown keys refused)
+and dumps them (`model_dump`/`model_validate` on each class are shortcuts to that adapter). Construct
+them with keywords, as before; the constructor does not coerce, so pass the declared types.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeAlias
+from dataclasses import dataclass, field, replace
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field, RootModel, TypeAdapter
 
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock
 from tfrobot.schema.message.msg_part import MsgPart, TextUserMsgPart
@@ -18,14 +25,48 @@ LLMToolCall: TypeAlias = ToolCall
 """A tool call in a request is the same object the assistant message holds: nothing to convert."""
 
 
-class BaseLLMMessage(BaseModel):
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+
+
+def _adapter(cls: type[Any]) -> TypeAdapter[Any]:
+    """The TypeAdapter of one message class, built on first use (building it at import would be slow)."""
+    found = _ADAPTERS.get(cls)
+    if found is None:
+        found = _ADAPTERS[cls] = TypeAdapter(cls)
+    return found
+
+
+@dataclass(slots=True, kw_only=True)
+class BaseLLMMessage:
     """Common base of the neutral LLM messages."""
 
-    model_config = ConfigDict(extra="forbid", ser_json_bytes="base64", val_json_bytes="base64")
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(
+        extra="forbid", ser_json_bytes="base64", val_json_bytes="base64"
+    )
 
     role: str
 
+    @classmethod
+    def model_validate(cls, obj: Any) -> Self:
+        """`obj` (a dict or an instance) validated as this class."""
+        validated: Self = _adapter(cls).validate_python(obj)
+        return validated
 
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """The message as a dict (the keyword arguments of `TypeAdapter.dump_python`)."""
+        dumped: dict[str, Any] = _adapter(type(self)).dump_python(self, **kwargs)
+        return dumped
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """The message as JSON (the keyword arguments of `TypeAdapter.dump_json`)."""
+        return _adapter(type(self)).dump_json(self, **kwargs).decode()
+
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> Self:
+        """A shallow copy with the fields in `update` replaced."""
+        return replace(self, **(update or {}))
+
+
+@dataclass(slots=True, kw_only=True)
 class LLMSystemMessage(BaseLLMMessage):
     """System instructions. Providers without a system role lift or degrade it."""
 
@@ -33,6 +74,7 @@ class LLMSystemMessage(BaseLLMMessage):
     content: str
 
 
+@dataclass(slots=True, kw_only=True)
 class LLMUserMessage(BaseLLMMessage):
     """User text or parts. `attachment_of` marks a message that only carries the media of a tool call or
     console run (its id), so a provider can fold it back into that result where the API allows."""
@@ -43,20 +85,24 @@ class LLMUserMessage(BaseLLMMessage):
     attachment_of: str | None = None
 
 
+@dataclass(slots=True, kw_only=True)
 class LLMAssistantMessage(BaseLLMMessage):
     """Assistant text, tool calls and reasoning; nothing of an `AssistantTextMessage` is left behind."""
 
     role: Literal["assistant"] = "assistant"
     content: str | None = None
-    tool_calls: list[LLMToolCall] = Field(default_factory=list)
+    tool_calls: list[LLMToolCall] = field(default_factory=list)
     reasoning_content: str | None = None
-    reasoning_blocks: list[ReasoningBlock] = Field(default_factory=list)
-    model: str | None = Field(
-        default=None,
-        description="'provider:model' that wrote it; reasoning text is replayed only to the provider that made it.",
-    )
+    reasoning_blocks: list[ReasoningBlock] = field(default_factory=list)
+    model: Annotated[
+        str | None,
+        Field(
+            description="'provider:model' that wrote it; reasoning text is replayed only to the provider that made it."
+        ),
+    ] = None
 
 
+@dataclass(slots=True, kw_only=True)
 class LLMToolMessage(BaseLLMMessage):
     """The result of one tool call."""
 
@@ -67,6 +113,7 @@ class LLMToolMessage(BaseLLMMessage):
     is_error: bool = False
 
 
+@dataclass(slots=True, kw_only=True)
 class LLMFunctionMessage(BaseLLMMessage):
     """The result of a legacy function call."""
 
@@ -75,6 +122,7 @@ class LLMFunctionMessage(BaseLLMMessage):
     content: str
 
 
+@dataclass(slots=True, kw_only=True)
 class LLMTFLMessage(BaseLLMMessage):
     """TFL console output. No provider has this role: OpenAI rewrites it to user, Anthropic to a user
     text block (seed: "console role → user text block（降级）")."""
@@ -90,8 +138,12 @@ LLMMessage: TypeAlias = Annotated[
 """Any neutral LLM message, dispatched on `role`."""
 
 
-class LLMRequestMessages(RootModel[list[LLMMessage | list[LLMMessage]]]):
+class LLMRequestMessages(RootModel):  # type: ignore[type-arg]  # `root` below types it (RootModel[...] would build at import)
     """The output of `format_to_request_msgs`: one entry per conversation message, some expanded to lists."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    root: list[LLMMessage | list[LLMMessage]]
 
     def to_list(self) -> list[BaseLLMMessage]:
         """Flatten, then merge neighbours that providers want as one message (seed Phase 4, "展平 & 归并").
@@ -100,23 +152,22 @@ class LLMRequestMessages(RootModel[list[LLMMessage | list[LLMMessage]]]):
         the same thing (both plain turns, or attachments of the same result). Nothing else is merged, so
         every tool result stays addressable by its call id.
         """
-        flat: list[BaseLLMMessage] = []
-        for entry in self.root:
-            flat.extend(entry if isinstance(entry, list) else (entry,))
         merged: list[BaseLLMMessage] = []
-        for msg in flat:
-            prev = merged[-1] if merged else None
-            if isinstance(prev, LLMSystemMessage) and isinstance(msg, LLMSystemMessage):
-                merged[-1] = LLMSystemMessage(content=f"{prev.content}\n\n{msg.content}")
-            elif (
-                isinstance(prev, LLMUserMessage)
-                and isinstance(msg, LLMUserMessage)
-                and prev.attachment_of == msg.attachment_of
-                and prev.name == msg.name
-            ):
-                merged[-1] = prev.model_copy(update={"content": _parts(prev.content) + _parts(msg.content)})
-            else:
-                merged.append(msg)
+        prev: BaseLLMMessage | None = None
+        for entry in self.root:
+            for msg in entry if isinstance(entry, list) else (entry,):
+                if isinstance(msg, LLMSystemMessage) and isinstance(prev, LLMSystemMessage):
+                    prev = merged[-1] = LLMSystemMessage(content=f"{prev.content}\n\n{msg.content}")
+                elif (
+                    isinstance(msg, LLMUserMessage)
+                    and isinstance(prev, LLMUserMessage)
+                    and prev.attachment_of == msg.attachment_of
+                    and prev.name == msg.name
+                ):
+                    prev = merged[-1] = replace(prev, content=_parts(prev.content) + _parts(msg.content))
+                else:
+                    merged.append(msg)
+                    prev = msg
         return merged
 
 

@@ -17,7 +17,7 @@ class ReasoningBlock(BaseModel):
     receive a block produced elsewhere (replay rules live in the provider layer).
     """
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     type: Literal["thinking", "redacted_thinking"] = "thinking"
     text: str = Field(default="", description="The visible reasoning text (empty when redacted).")
@@ -29,7 +29,7 @@ class ReasoningBlock(BaseModel):
 class Usage(BaseModel):
     """Token usage normalized across providers; `raw` keeps the provider's own numbers."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     input_tokens: int = 0
     cache_read_tokens: int = 0

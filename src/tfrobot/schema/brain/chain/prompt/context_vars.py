@@ -15,7 +15,7 @@ from tfrobot.schema.message.conversation.message_dto import Message
 class Conversation(BaseModel):
     """The ordered messages the LLM sees: history with traces expanded, the current input, the chain's work."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     msgs: list[Message] = Field(default_factory=list, description="Messages in request order.")
 
@@ -23,7 +23,7 @@ class Conversation(BaseModel):
 class IntermediateTraceSnapshot(BaseModel):
     """A frozen copy of one turn's trace records, for prompt templates that render them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     records: tuple[Message, ...] = Field(default=(), description="Trace records, ordered by `create_ts`.")
 
@@ -31,7 +31,7 @@ class IntermediateTraceSnapshot(BaseModel):
 class PromptContext(BaseModel):
     """What `construct_prompt_context` hands to the later phases of `construct_request_params`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     current_input: Message = Field(description="The user message this request answers.")
     conversation: Conversation = Field(default_factory=Conversation, description="Everything the LLM sees.")
