@@ -14,12 +14,13 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
-from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL
+from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.storage import metadata
 
-PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL})
+PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT})
 """Context keys the server can inject into action parameters."""
 
 
@@ -74,12 +75,18 @@ class Runtime:
                 Path(str(database)).parent.mkdir(parents=True, exist_ok=True)
             async with self.engine.begin() as conn:
                 await conn.run_sync(metadata.create_all)
-            async with self.sessions.begin() as session:
-                for robot in self.robots.values():
-                    for component in robot.components.values():
+            for robot in self.robots.values():
+                for component in robot.components.values():
+                    # one transaction per component: a SQLite write lock is not held across another's start-up
+                    async with self.sessions.begin() as session:
+                        if isinstance(component, ConfigurableMixin):
+                            await component.load_saved_config(session)
                         await component.aon_startup(session)
             self._started = True
 
     async def aclose(self) -> None:
-        """Release database connections."""
+        """Release database connections (the engine's and the components' own stores)."""
+        for robot in self.robots.values():
+            for component in robot.components.values():
+                await component.aclose()
         await self.engine.dispose()

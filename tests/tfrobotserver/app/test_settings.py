@@ -40,8 +40,10 @@ def test_server_toml(tmp_path: Path) -> None:
     assert settings.tokens == [TokenConfig(name="ci", scopes=["read", "write"], secret_env="CI_TOKEN")]
     (tmp_path / "server.toml").write_text('data_dir = "data"\n', encoding="utf-8")
     assert load_settings(tmp_path).data_dir == (tmp_path / "data").resolve()
-    with pytest.raises(FileNotFoundError, match=r"no server\.toml in the --config directory"):
-        load_settings(tmp_path / "missing")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match=r"no server\.toml and no robot configuration"):
+        load_settings(empty)
 
 
 def test_unknown_keys_and_token_sources_are_refused(tmp_path: Path) -> None:

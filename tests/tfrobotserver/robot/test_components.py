@@ -17,6 +17,8 @@ def test_action_registration() -> None:
     assert set(GraphComponent.__tfs_actions__) == {
         "aget_graph",
         "aget_nodes",
+        "acreate_node",
+        "acreate_edge",
         "aupdate_node",
         "adelete_node",
         "aupdate_edge",
@@ -45,10 +47,14 @@ def test_memory_actions_and_aliases() -> None:
         "aget_current_user": (None, "user", "get"),
         "aget_doc_types": (None, "doc_type", "get"),
         "acreate_doc": ("pageable", "doc", "create"),
+        "aingest_file": ("pageable", "doc", "create"),
+        "asearch_docs": ("pageable", "doc", "get_list"),
     }
     assert {n: d.alias.resource_op_type for n, d in PromptComponent.__tfs_actions__.items()} == {
         "arender": "render",
+        "aget_variables": "get",
         "aset_template": "config",
+        "aget_config_changes": "get_list",
     }
 
 

@@ -2,11 +2,14 @@
 
 `acreate_doc` shows x-fetch: its owner defaults to the caller (`userId`, fetched with
 `aget_current_user` when no row provides it) and its file type to the first accepted type
-(`fileTypeOptions`, an Options namespace fetched with `aget_doc_types`).
+(`fileTypeOptions`, an Options namespace fetched with `aget_doc_types`). `aingest_file` turns an
+uploaded text, Markdown or PDF file into a document with its text (searchable) and keywords.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -22,6 +25,8 @@ from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDoc
 from tfrobotserver.dtos.factory.brain.memory.doc_types import DocType, DocTypeCatalog
 from tfrobotserver.dtos.factory.user import CurrentUser
 from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin, memory_docs
+from tfrobotserver.robot.factory.brain.memory.ingest import IngestError, extract, file_type_of
+from tfrobotserver.robot.factory.brain.memory.ingest import keywords as extract_keywords
 
 
 class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
@@ -45,6 +50,8 @@ class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
                     "file_type": kind,
                     "keywords": [f"topic-{i % 5}", kind],
                     "doc_metadata": {"seeded": True, "n": i},
+                    "text_content": f"Demo document {i} of {self.collection} about topic {i % 5}, "
+                    f"filed as {self.file_types.get(kind, kind)}.",
                 },
             )
 
@@ -70,8 +77,9 @@ class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
             str, Field(json_schema_extra={"x-ref": "userId", "x-default": "userId", "x-fetch": "aget_current_user"})
         ],
         keywords: list[str] | None = None,
+        text: str = "",
     ) -> AIMemoryDoc:
-        """Register a document; the owner is kept in its metadata."""
+        """Register a document (its text is optional); the owner is kept in its metadata."""
         if file_type not in self.file_types:
             raise ActionInputError("file_type", f"must be one of {sorted(self.file_types)}", file_type)
         values: dict[str, Any] = {
@@ -79,5 +87,40 @@ class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
             "file_type": file_type,
             "keywords": keywords or [],
             "doc_metadata": {"owner": owner_id},
+            "text_content": text,
+        }
+        return await self._one(async_session, await self._insert(async_session, values))
+
+    @tfs_action(
+        alias=ActionAlias(category="pageable", resource="doc", resource_op_type="create"),
+        description="Ingest a text, Markdown or PDF file (base64): its text becomes searchable, its most "
+        "frequent words its keywords unless keywords are given.",
+    )
+    async def aingest_file(
+        self,
+        async_session: AsyncSession,
+        principal: Principal,
+        file_name: Annotated[str, Field(min_length=1, max_length=255)],
+        content_base64: Annotated[str, Field(description="the file's bytes, base64-encoded")],
+        keywords: list[str] | None = None,
+    ) -> AIMemoryDoc:
+        file_type = file_type_of(file_name)
+        if file_type not in self.file_types:
+            raise ActionInputError("file_name", f"the file type must be one of {sorted(self.file_types)}", file_name)
+        try:
+            data = base64.b64decode(content_base64, validate=True)
+        except binascii.Error as exc:
+            raise ActionInputError("content_base64", f"not base64: {exc}", None) from None
+        try:
+            extracted = extract(file_type, data)
+        except IngestError as exc:
+            raise ActionInputError("content_base64", str(exc), None) from None
+        metadata = {"owner": principal.name, "fileName": file_name, "bytes": len(data), **extracted.metadata}
+        values: dict[str, Any] = {
+            "file_uri": f"upload://{self.collection}/{file_name}",
+            "file_type": file_type,
+            "keywords": keywords if keywords is not None else extract_keywords(extracted.text),
+            "doc_metadata": metadata,
+            "text_content": extracted.text,
         }
         return await self._one(async_session, await self._insert(async_session, values))
