@@ -6,8 +6,9 @@ neighbourhood to a depth (or the whole graph when it is small), a pageable node 
 create / update / delete of nodes and edges, whose row-level parameters come from the clicked
 element's namespace (nodeIri, edgeSource …).
 
-The neighbourhood is a breadth-first walk, one indexed query per level and direction (edges by
-source, edges by target), capped at `limit` nodes so a hub cannot return the whole graph.
+The neighbourhood is a breadth-first walk, two indexed queries per level (neighbour IRIs by source,
+by target; on PostgreSQL one array parameter each), capped at `limit` nodes so a hub cannot return
+the whole graph; then one query for the nodes and one for the edges among them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,22 @@ from collections.abc import Iterable
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import JSON, Column, Index, RowMapping, String, Table, delete, func, insert, select, update
+from sqlalchemy import (
+    JSON,
+    Column,
+    Index,
+    RowMapping,
+    String,
+    Table,
+    any_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobotserver.actions.alias import ActionAlias
@@ -70,6 +86,13 @@ def _edge(row: RowMapping) -> Edge:
     )
 
 
+def _member(session: AsyncSession, column: Any, values: list[str]) -> Any:
+    """`column IN values`: one array parameter on PostgreSQL (one prepared statement for any count)."""
+    if session.bind.dialect.name == "postgresql":  # type: ignore[union-attr]
+        return column == any_(bindparam("members", values, type_=ARRAY(String)))
+    return column.in_(values)
+
+
 def _chunks(items: list[str]) -> Iterable[list[str]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
@@ -83,19 +106,33 @@ class GraphManageMixin:
     async def _nodes_in(self, session: AsyncSession, iris: list[str]) -> list[Node]:
         found: list[Node] = []
         for chunk in _chunks(iris):
-            query = select(graph_nodes).where(graph_nodes.c.collection == self.collection, graph_nodes.c.iri.in_(chunk))
+            query = select(graph_nodes).where(
+                graph_nodes.c.collection == self.collection, _member(session, graph_nodes.c.iri, chunk)
+            )
             found.extend(_node(r) for r in (await session.execute(query)).mappings())
         order = {iri: i for i, iri in enumerate(iris)}
         return sorted(found, key=lambda n: order[n.iri])
 
-    async def _edges_touching(self, session: AsyncSession, iris: list[str]) -> list[Edge]:
-        edges: dict[tuple[str, str, str], Edge] = {}
-        for column in (graph_edges.c.source, graph_edges.c.target):
-            for chunk in _chunks(iris):
-                query = select(graph_edges).where(graph_edges.c.collection == self.collection, column.in_(chunk))
-                for row in (await session.execute(query)).mappings():
-                    edges[(row["source"], row["property"], row["target"])] = _edge(row)
-        return list(edges.values())
+    async def _neighbours(self, session: AsyncSession, iris: list[str]) -> list[str]:
+        """The IRIs at the other end of every edge touching `iris` (both directions, in index order)."""
+        c = graph_edges.c
+        found: list[str] = []
+        for chunk in _chunks(iris):
+            outgoing = select(c.target).where(c.collection == self.collection, _member(session, c.source, chunk))
+            incoming = select(c.source).where(c.collection == self.collection, _member(session, c.target, chunk))
+            found.extend((await session.execute(outgoing)).scalars())
+            found.extend((await session.execute(incoming)).scalars())
+        return found
+
+    async def _edges_among(self, session: AsyncSession, iris: list[str]) -> list[Edge]:
+        """Every edge whose both ends are in `iris`."""
+        c = graph_edges.c
+        inside = set(iris)
+        edges: list[Edge] = []
+        for chunk in _chunks(iris):
+            query = select(graph_edges).where(c.collection == self.collection, _member(session, c.source, chunk))
+            edges.extend(_edge(r) for r in (await session.execute(query)).mappings() if r["target"] in inside)
+        return edges
 
     @tfs_action(
         alias=ActionAlias(category="graphical", resource="graph", resource_op_type="get_graph"),
@@ -122,21 +159,16 @@ class GraphManageMixin:
                 if not frontier or len(kept) >= limit:
                     break
                 following: list[str] = []
-                for edge in await self._edges_touching(async_session, frontier):
-                    for other in (edge.source, edge.target):
-                        if other not in seen and len(kept) < limit:
-                            seen.add(other)
-                            kept.append(other)
-                            following.append(other)
+                for other in await self._neighbours(async_session, frontier):
+                    if other not in seen and len(kept) < limit:
+                        seen.add(other)
+                        kept.append(other)
+                        following.append(other)
                 frontier = following
             nodes = await self._nodes_in(async_session, kept)
             if not nodes or nodes[0].iri != iri:
                 raise ActionInputError("iri", "no such node", iri)
-        inside = set(kept)
-        edges = [
-            e for e in await self._edges_touching(async_session, kept) if e.source in inside and e.target in inside
-        ]
-        return Graph[Node, Edge](nodes=nodes, edges=edges)
+        return Graph[Node, Edge](nodes=nodes, edges=await self._edges_among(async_session, kept))
 
     @tfs_action(
         alias=ActionAlias(category="pageable", resource="node", resource_op_type="get_list"),
