@@ -30,6 +30,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    union_all,
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -77,7 +78,8 @@ def _node(row: RowMapping) -> Node:
 
 
 def _edge(row: RowMapping) -> Edge:
-    return Edge(
+    # rows were written from validated `Edge`s: constructing without re-validation is safe and cheaper
+    return Edge.model_construct(
         source=row["source"],
         target=row["target"],
         label=row["label"],
@@ -86,10 +88,10 @@ def _edge(row: RowMapping) -> Edge:
     )
 
 
-def _member(session: AsyncSession, column: Any, values: list[str]) -> Any:
+def _member(session: AsyncSession, column: Any, values: list[str], name: str = "members") -> Any:
     """`column IN values`: one array parameter on PostgreSQL (one prepared statement for any count)."""
     if session.bind.dialect.name == "postgresql":  # type: ignore[union-attr]
-        return column == any_(bindparam("members", values, type_=ARRAY(String)))
+        return column == any_(bindparam(name, values, type_=ARRAY(String)))
     return column.in_(values)
 
 
@@ -114,14 +116,17 @@ class GraphManageMixin:
         return sorted(found, key=lambda n: order[n.iri])
 
     async def _neighbours(self, session: AsyncSession, iris: list[str]) -> list[str]:
-        """The IRIs at the other end of every edge touching `iris` (both directions, in index order)."""
+        """The IRIs at the other end of every edge touching `iris` (both directions; one query per chunk)."""
         c = graph_edges.c
         found: list[str] = []
         for chunk in _chunks(iris):
-            outgoing = select(c.target).where(c.collection == self.collection, _member(session, c.source, chunk))
-            incoming = select(c.source).where(c.collection == self.collection, _member(session, c.target, chunk))
-            found.extend((await session.execute(outgoing)).scalars())
-            found.extend((await session.execute(incoming)).scalars())
+            outgoing = select(c.target.label("iri")).where(
+                c.collection == self.collection, _member(session, c.source, chunk)
+            )
+            incoming = select(c.source.label("iri")).where(
+                c.collection == self.collection, _member(session, c.target, chunk)
+            )
+            found.extend((await session.execute(union_all(outgoing, incoming))).scalars())
         return found
 
     async def _edges_among(self, session: AsyncSession, iris: list[str]) -> list[Edge]:
@@ -130,8 +135,11 @@ class GraphManageMixin:
         inside = set(iris)
         edges: list[Edge] = []
         for chunk in _chunks(iris):
-            query = select(graph_edges).where(c.collection == self.collection, _member(session, c.source, chunk))
-            edges.extend(_edge(r) for r in (await session.execute(query)).mappings() if r["target"] in inside)
+            by_source = [c.collection == self.collection, _member(session, c.source, chunk)]
+            if len(iris) <= _CHUNK:  # both ends in one parameter: the database drops the outside edges
+                by_source.append(_member(session, c.target, chunk, "others"))
+            rows = (await session.execute(select(graph_edges).where(*by_source))).mappings()
+            edges.extend(_edge(r) for r in rows if r["target"] in inside)
         return edges
 
     @tfs_action(
