@@ -3,9 +3,10 @@
 The mixin is generic in the document DTO so that a memory component with a richer document type
 gets its schemas (and x-namespace / x-actions) from that type: `DpeManageMixin[AIMemoryDoc]`.
 Rows live in the `memory_docs` table, partitioned by the component's `collection`, with the
-document's text for full-text search: a GIN index on `to_tsvector('simple', text_content)` on
-PostgreSQL, an external-content FTS5 table kept in step by triggers on SQLite. Keywords are JSONB
-with a GIN index on PostgreSQL (`@>`), JSON searched with `json_each` on SQLite.
+document's text for full-text search: a stored generated `text_tsv` column
+(`to_tsvector('simple', text_content)`) with a GIN index on PostgreSQL, an external-content FTS5
+table kept in step by triggers on SQLite. Keywords are JSONB with a GIN index on PostgreSQL (`@>`),
+JSON searched with `json_each` on SQLite.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import ColumnClause
 
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.decorator import tfs_action
@@ -62,8 +64,15 @@ memory_docs = Table(
     Column("text_content", Text, nullable=False, server_default=""),
     Index("ix_memory_docs_collection_id", "collection", "id"),
 )
-_TSVECTOR = func.to_tsvector(literal_column("'simple'::regconfig"), memory_docs.c.text_content)
-Index("ix_memory_docs_fts", _TSVECTOR, postgresql_using="gin").ddl_if(dialect="postgresql")
+_PG_TSV: ColumnClause[Any] = literal_column("memory_docs.text_tsv")
+"""PostgreSQL: the document's tsvector, a stored generated column (not recomputed per row by a filter)."""
+for _pg_statement in (
+    "ALTER TABLE memory_docs ADD COLUMN IF NOT EXISTS text_tsv tsvector "
+    "GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, text_content)) STORED",
+    "CREATE INDEX IF NOT EXISTS ix_memory_docs_fts ON memory_docs USING gin (text_tsv)",
+):
+    _pg_ddl = DDL(_pg_statement)  # type: ignore[no-untyped-call]
+    event.listen(memory_docs, "after_create", _pg_ddl.execute_if(dialect="postgresql"))
 Index("ix_memory_docs_keywords", memory_docs.c.keywords, postgresql_using="gin").ddl_if(dialect="postgresql")
 for _statement in (
     "CREATE VIRTUAL TABLE IF NOT EXISTS memory_docs_fts USING fts5(text_content, content='memory_docs', "
@@ -174,7 +183,7 @@ class DpeManageMixin(Generic[TDoc]):
             raise ActionInputError("query", "give at least one word to search for", query)
         if dialect == "postgresql":
             ts_query = func.plainto_tsquery(literal_column("'simple'::regconfig"), " ".join(tokens))
-            return _TSVECTOR.op("@@")(ts_query)
+            return _PG_TSV.op("@@")(ts_query)
         match = " ".join('"' + t + '"' for t in tokens)
         rowids = text("SELECT rowid FROM memory_docs_fts WHERE memory_docs_fts MATCH :match").bindparams(match=match)
         return memory_docs.c.id.in_(rowids.columns(column("rowid", Integer)))
