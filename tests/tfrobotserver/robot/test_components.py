@@ -48,6 +48,8 @@ def test_memory_actions_and_aliases() -> None:
         "aget_doc_types": (None, "doc_type", "get"),
         "acreate_doc": ("pageable", "doc", "create"),
         "aingest_file": ("pageable", "doc", "create"),
+        "aset_file_types": (None, "doc_type", "config"),
+        "aget_config_changes": ("pageable", "config_change", "get_list"),
         "asearch_docs": ("pageable", "doc", "get_list"),
     }
     assert {n: d.alias.resource_op_type for n, d in PromptComponent.__tfs_actions__.items()} == {

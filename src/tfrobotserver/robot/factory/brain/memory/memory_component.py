@@ -17,7 +17,6 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobotserver.actions.alias import ActionAlias
-from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import Principal
@@ -27,9 +26,10 @@ from tfrobotserver.dtos.factory.user import CurrentUser
 from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin, memory_docs
 from tfrobotserver.robot.factory.brain.memory.ingest import IngestError, extract, file_type_of
 from tfrobotserver.robot.factory.brain.memory.ingest import keywords as extract_keywords
+from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
 
 
-class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
+class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
     """Memory documents of one collection; seeds `seed_docs` example rows into an empty store."""
 
     collection: str = "default"
@@ -64,6 +64,23 @@ class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
     async def aget_doc_types(self) -> DocTypeCatalog:
         """The file types this memory accepts (feeds the file type select of acreate_doc)."""
         return DocTypeCatalog(types=[DocType(key=k, label=v) for k, v in self.file_types.items()])
+
+    @tfs_action(
+        alias=ActionAlias(resource="doc_type", resource_op_type="config"),
+        description="Replace the accepted file types (key → label); ingestion and the type select follow at once.",
+    )
+    async def aset_file_types(
+        self,
+        async_session: AsyncSession,
+        principal: Principal,
+        file_types: Annotated[dict[str, str], Field(min_length=1)],
+    ) -> ConfigUpdate:
+        unreadable = sorted(set(file_types) - {"txt", "md", "pdf"})
+        if unreadable:
+            raise ActionInputError(
+                "file_types", f"cannot ingest {unreadable}; readable types: md, pdf, txt", file_types
+            )
+        return await self._change_config(async_session, principal, {"file_types": file_types})
 
     @tfs_action(alias=ActionAlias(category="pageable", resource="doc", resource_op_type="create"))
     async def acreate_doc(

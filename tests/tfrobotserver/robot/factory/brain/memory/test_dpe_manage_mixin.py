@@ -94,3 +94,15 @@ async def test_update_delete_batch_delete(api: httpx.AsyncClient) -> None:
     assert await act(api, "memory", "adelete_docs", {"doc_ids": [1, 2, 3, 99]}) == 3
     assert (await act(api, "memory", "aget_docs"))["total"] == 39
     assert (await refused(api, "memory", "adelete_doc", {"doc_id": 2}))["errors"][0]["path"] == "doc_id"
+
+
+async def test_file_types_are_configuration_changed_at_run_time(api: httpx.AsyncClient) -> None:
+    unreadable = await refused(api, "memory", "aset_file_types", {"file_types": {"docx": "Word"}})
+    assert "cannot ingest ['docx']" in unreadable["errors"][0]["message"]
+    changed = await act(api, "memory", "aset_file_types", {"file_types": {"md": "Notes"}})
+    assert changed["config"]["file_types"] == {"md": "Notes"}
+    assert (await act(api, "memory", "aget_doc_types"))["types"] == [{"key": "md", "label": "Notes"}]
+    txt = await refused(api, "memory", "aingest_file", {"file_name": "a.txt", "content_base64": b64("hello")})
+    assert "must be one of ['md']" in txt["errors"][0]["message"]
+    log = await act(api, "memory", "aget_config_changes")
+    assert [(c["field"], c["newValue"]) for c in log["items"]] == [("file_types", {"md": "Notes"})]
