@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,7 @@ from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.runtime import load_robots
 from tfrobotserver.app.settings import ServerSettings, TokenConfig, load_settings
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.demo import build_demo_robot
 
 
 def test_defaults_use_the_xdg_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -77,3 +79,15 @@ def test_an_action_asking_for_an_unknown_injection_is_refused_at_start_up(tmp_pa
 
     with pytest.raises(ValueError, match=r"r/c/aget_time: asks the server to inject \['clock'\]"):
         create_app(ServerSettings(data_dir=tmp_path), robots=[Robot("r", {"c": Clocked()})])
+
+
+async def test_a_server_database_from_an_older_version_is_named_with_the_fix(tmp_path: Path) -> None:
+    database = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(database)
+    conn.execute("CREATE TABLE memory_docs (id INTEGER PRIMARY KEY, collection TEXT, file_uri TEXT)")
+    conn.commit()
+    conn.close()
+    app = create_app(ServerSettings(database_url=f"sqlite+aiosqlite:///{database}"), robots=[build_demo_robot()])
+    with pytest.raises(RuntimeError, match=r"older TFRobot \(memory_docs lacks file_type, keywords, doc_metadata"):
+        await app.state.runtime.ensure_started()
+    await app.state.runtime.aclose()
