@@ -49,6 +49,10 @@ async def test_a_failing_provider_is_an_error_not_a_hang(tmp_path: Path, monkeyp
         last = streamed.text.strip().split("\n\n")[-1]
         assert last.startswith("event: error\ndata: ")
         assert "errorId" in last
+        call = await client.post("/api/robots/demo/components/llm/actions/acall", json={"message": "hi"})
+        assert call.status_code == 200
+        assert call.json()["message"] is None
+        assert call.json()["error"].startswith("ProviderUnavailableError")
         conversations = await client.post("/api/robots/demo/components/conversations/actions/aget_conversations")
         assert len(conversations.json()["items"]) == 2  # failed turns are stored with their (empty) trace
     await app.state.runtime.aclose()

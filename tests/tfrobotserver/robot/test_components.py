@@ -84,7 +84,10 @@ def test_seed_params_schemas_keep_protocol_keys() -> None:
     }
     graph = GraphComponent.tfs_bound_actions()
     assert graph["aupdate_node"].params_schema["properties"]["label"] == {
-        "anyOf": [{"type": "string", "x-default": "nodeLabel", "x-ref": "nodeLabel"}, {"type": "null"}],
+        "anyOf": [
+            {"maxLength": 512, "type": "string", "x-default": "nodeLabel", "x-ref": "nodeLabel"},
+            {"type": "null"},
+        ],
         "default": None,
         "title": "Label",
     }

@@ -3,7 +3,8 @@
 `adry_run` answers the seed's debugging question "what exactly would be sent?": the provider
 request `ChatLLM.construct_request_params` builds for the robot's conversation plus a new input
 (system prompt, recalled history with traces, tools), without any network. `acall` sends that
-request once and returns the reply without storing it. `aset_llm` changes provider, model or
+request once and returns the reply without storing it; a provider error (no key, unreachable,
+rate limit …) is part of the result, not a server error. `aset_llm` changes provider, model or
 parameters at run time; the change is checked by building the LLM before it is applied.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field, PrivateAttr, ValidationError
+from pydantic import Field, PrivateAttr
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobot.brain.chain.llms import ChatLLM, LLMError, ScriptedChat, create_llm
@@ -38,11 +39,13 @@ class LLMRequest(HttpModel):
 
 
 class LLMReply(HttpModel):
-    """One real call's reply (not stored in the conversation)."""
+    """One real call's reply (not stored in the conversation), or why the provider refused or failed."""
 
     provider: str
     model: str
-    message: dict[str, Any]
+    message: dict[str, Any] | None = None
+    error: str | None = None
+    """The provider error (`LLMError` subclass name and message) when the call failed: a debugging result."""
 
 
 def _build(provider: str, model: str | None, params: dict[str, Any]) -> ChatLLM:
@@ -75,7 +78,7 @@ class LLMComponent(ConfigurableMixin):
             )
         try:
             _build(new.provider, new.model, new.params)
-        except (LLMError, ValidationError, TypeError) as exc:
+        except (LLMError, ValueError, TypeError) as exc:  # ValidationError is a ValueError
             raise ActionInputError("params", f"cannot build the {new.provider!r} LLM: {exc}", new.params) from None
 
     def _config_applied(self) -> None:
@@ -112,7 +115,10 @@ class LLMComponent(ConfigurableMixin):
         history = await history_of(robot, conversation_id)
         if chain.system_prompt:
             history = [BaseMessage(role="system", content=chain.system_prompt, create_ts=0), *history]
-        reply = await chain.llm.agenerate(new_input(message, conversation_id), history, chain.tools or None)
+        try:
+            reply = await chain.llm.agenerate(new_input(message, conversation_id), history, chain.tools or None)
+        except LLMError as exc:
+            return LLMReply(provider=self.provider, model=chain.llm.model, error=f"{type(exc).__name__}: {exc}")
         return LLMReply(provider=self.provider, model=chain.llm.model, message=reply.model_dump(mode="json"))
 
     @tfs_action(

@@ -66,10 +66,13 @@ graph_edges = Table(
     Index("ix_graph_edges_target", "collection", "target"),
 )
 
-NodeIri = Annotated[str, Field(min_length=1, json_schema_extra={"x-ref": "nodeIri"})]
-EdgeSource = Annotated[str, Field(min_length=1, json_schema_extra={"x-ref": "edgeSource"})]
-EdgeTarget = Annotated[str, Field(min_length=1, json_schema_extra={"x-ref": "edgeTarget"})]
-EdgeProperty = Annotated[str, Field(min_length=1, json_schema_extra={"x-ref": "edgeProperty"})]
+_KEY = 512
+"""Longest IRI, property and label the tables hold."""
+NodeIri = Annotated[str, Field(min_length=1, max_length=_KEY, json_schema_extra={"x-ref": "nodeIri"})]
+EdgeSource = Annotated[str, Field(min_length=1, max_length=_KEY, json_schema_extra={"x-ref": "edgeSource"})]
+EdgeTarget = Annotated[str, Field(min_length=1, max_length=_KEY, json_schema_extra={"x-ref": "edgeTarget"})]
+EdgeProperty = Annotated[str, Field(min_length=1, max_length=_KEY, json_schema_extra={"x-ref": "edgeProperty"})]
+Key = Annotated[str, Field(min_length=1, max_length=_KEY)]
 _CHUNK = 500
 
 
@@ -150,7 +153,7 @@ class GraphManageMixin:
     async def aget_graph(
         self,
         async_session: AsyncSession,
-        iri: Annotated[str | None, Field(description="centre node; none: the whole graph")] = None,
+        iri: Annotated[str | None, Field(max_length=_KEY, description="centre node; none: the whole graph")] = None,
         depth: Annotated[int, Field(ge=0, le=5)] = 1,
         limit: Annotated[int, Field(ge=1, le=10_000)] = 500,
     ) -> Graph[Node, Edge]:
@@ -217,8 +220,8 @@ class GraphManageMixin:
     async def acreate_node(
         self,
         async_session: AsyncSession,
-        iri: Annotated[str, Field(min_length=1)],
-        label: Annotated[str, Field(min_length=1)],
+        iri: Key,
+        label: Key,
         cls: Annotated[str | list[str], Field(json_schema_extra={"x-default": "nodeCls"})],
         properties: dict[str, Any] | None = None,
     ) -> Node:
@@ -235,7 +238,10 @@ class GraphManageMixin:
         self,
         async_session: AsyncSession,
         iri: NodeIri,
-        label: Annotated[str, Field(json_schema_extra={"x-default": "nodeLabel", "x-ref": "nodeLabel"})] | None = None,
+        label: Annotated[
+            str, Field(max_length=_KEY, json_schema_extra={"x-default": "nodeLabel", "x-ref": "nodeLabel"})
+        ]
+        | None = None,
         properties: Annotated[
             dict[str, Any], Field(json_schema_extra={"x-default": "nodeProperties", "x-ref": "nodeProperties"})
         ]
@@ -277,10 +283,10 @@ class GraphManageMixin:
     async def acreate_edge(
         self,
         async_session: AsyncSession,
-        source: Annotated[str, Field(min_length=1, json_schema_extra={"x-default": "nodeIri"})],
-        target: Annotated[str, Field(min_length=1)],
-        property: Annotated[str, Field(min_length=1)],
-        label: Annotated[str, Field(min_length=1)],
+        source: Annotated[str, Field(min_length=1, max_length=_KEY, json_schema_extra={"x-default": "nodeIri"})],
+        target: Key,
+        property: Key,
+        label: Key,
         properties: dict[str, Any] | None = None,
     ) -> Edge:
         """Add an edge between two existing nodes (its source defaults to the clicked node)."""
@@ -301,7 +307,7 @@ class GraphManageMixin:
         source: EdgeSource,
         target: EdgeTarget,
         property: EdgeProperty,
-        label: Annotated[str, Field(json_schema_extra={"x-default": "edgeLabel"})] | None = None,
+        label: Annotated[str, Field(max_length=_KEY, json_schema_extra={"x-default": "edgeLabel"})] | None = None,
         properties: Annotated[dict[str, Any], Field(json_schema_extra={"x-default": "edgeProperties"})] | None = None,
     ) -> None:
         """Change an edge's label and/or properties."""

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError
 
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
@@ -62,8 +61,8 @@ def extract(file_type: str, data: bytes) -> Extracted:
         try:
             reader = PdfReader(io.BytesIO(data))
             pages = [page.extract_text() or "" for page in reader.pages]
-        except (PdfReadError, ValueError, KeyError, OSError) as exc:
-            raise IngestError(f"unreadable PDF: {exc}") from None
+        except Exception as exc:
+            raise IngestError(f"unreadable PDF: {type(exc).__name__}: {exc}") from None
         meta = {"pages": len(pages)}
         title = reader.metadata.title if reader.metadata is not None else None
         if title:

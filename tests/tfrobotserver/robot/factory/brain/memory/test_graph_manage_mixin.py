@@ -70,3 +70,11 @@ async def test_graph_refusals(api: httpx.AsyncClient) -> None:
     assert (await refused(api, "graph", "aupdate_node", {"iri": "ex:zed", "label": "Z"}))["errors"][0]["path"] == "iri"
     gone = {"source": "ex:bob", "target": "ex:alice", "property": "ex:knows"}
     assert (await refused(api, "graph", "adelete_edge", gone))["errors"][0]["path"] == "source"
+
+
+async def test_keys_longer_than_the_tables_hold_are_refused(api: httpx.AsyncClient) -> None:
+    long_iri = "ex:" + "x" * 600
+    assert (await refused(api, "graph", "acreate_node", {"iri": long_iri, "label": "L", "cls": "C"}))["errors"][0][
+        "path"
+    ] == "iri"
+    assert (await refused(api, "graph", "aget_graph", {"iri": long_iri}))["errors"][0]["path"] == "iri"

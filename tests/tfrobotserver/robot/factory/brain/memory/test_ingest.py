@@ -22,4 +22,7 @@ def test_extract_each_type() -> None:
     assert (pdf.text, pdf.metadata) == ("Hello PDF world", {"pages": 1, "title": "Greeting"})
     with pytest.raises(IngestError, match="cannot read 'docx' files"):
         extract("docx", b"")
+    for junk in (b"", b"%PDF-1.4\n", b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF"):
+        with pytest.raises(IngestError, match="unreadable PDF"):
+            extract("pdf", junk)
     assert (file_type_of("Notes.MD"), file_type_of("README")) == ("md", "")
