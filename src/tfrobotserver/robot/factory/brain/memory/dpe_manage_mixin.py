@@ -92,6 +92,18 @@ _drop_fts = DDL("DROP TABLE IF EXISTS memory_docs_fts")  # type: ignore[no-untyp
 event.listen(memory_docs, "before_drop", _drop_fts.execute_if(dialect="sqlite"))
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+_MAX_ID = 2**31 - 1
+"""Ids are INTEGER: a cursor past the range is refused rather than sent to the database."""
+
+
+def _after(cursor: str | None) -> int:
+    """The id a cursor stands for (0 for the first page)."""
+    if cursor is None or cursor == "":
+        return 0
+    if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > _MAX_ID:
+        raise ActionInputError("cursor", "must be a nextCursor returned by this action", cursor)
+    return int(cursor)
+
 
 DocId = Annotated[int, Field(ge=1, json_schema_extra={"x-ref": "docId"})]
 PageSize = Annotated[int, Field(ge=1, le=200)]
@@ -156,9 +168,7 @@ class DpeManageMixin(Generic[TDoc]):
     async def aget_docs_by_cursor(
         self, async_session: AsyncSession, cursor: str | None = None, page_size: PageSize = 20
     ) -> CursorPageableList[TDoc]:
-        if cursor is not None and not cursor.isdigit():
-            raise ActionInputError("cursor", "must be a nextCursor returned by this action", cursor)
-        after = int(cursor) if cursor else 0
+        after = _after(cursor)
         query = (
             select(*self._doc_columns)
             .where(memory_docs.c.collection == self.collection, memory_docs.c.id > after)
@@ -201,12 +211,11 @@ class DpeManageMixin(Generic[TDoc]):
         cursor: str | None = None,
         page_size: PageSize = 20,
     ) -> CursorPageableList[TDoc]:
-        if cursor is not None and not cursor.isdigit():
-            raise ActionInputError("cursor", "must be a nextCursor returned by this action", cursor)
+        after = _after(cursor)
         condition = self._search_condition(async_session, query, mode)
         select_docs = (
             select(*self._doc_columns)
-            .where(memory_docs.c.collection == self.collection, memory_docs.c.id > int(cursor or 0), condition)
+            .where(memory_docs.c.collection == self.collection, memory_docs.c.id > after, condition)
             .order_by(memory_docs.c.id)
             .limit(page_size + 1)
         )

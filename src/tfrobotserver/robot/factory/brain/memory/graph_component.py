@@ -35,7 +35,7 @@ def demo_graph_elements() -> tuple[list[Node], list[Edge]]:
 class GraphComponent(TFSComponent, GraphManageMixin):
     """A knowledge graph; `nodes` and `edges` seed an empty collection."""
 
-    collection: str = "default"
+    collection: str = Field(default="default", min_length=1, max_length=128)
     nodes: list[Node] = Field(default_factory=list)
     edges: list[Edge] = Field(default_factory=list)
 

@@ -32,7 +32,7 @@ from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableM
 class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
     """Memory documents of one collection; seeds `seed_docs` example rows into an empty store."""
 
-    collection: str = "default"
+    collection: str = Field(default="default", min_length=1, max_length=128)
     seed_docs: int = Field(default=0, ge=0)
     file_types: dict[str, str] = Field(default_factory=lambda: {"pdf": "PDF document", "md": "Markdown", "txt": "Text"})
 
@@ -86,7 +86,7 @@ class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
     async def acreate_doc(
         self,
         async_session: AsyncSession,
-        file_uri: Annotated[str, Field(min_length=1)],
+        file_uri: Annotated[str, Field(min_length=1, max_length=1024)],
         file_type: Annotated[
             str, Field(json_schema_extra={"x-default": "fileTypeOptions.keys[0]", "x-fetch": "aget_doc_types"})
         ],

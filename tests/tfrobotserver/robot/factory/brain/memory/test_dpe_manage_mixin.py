@@ -106,3 +106,12 @@ async def test_file_types_are_configuration_changed_at_run_time(api: httpx.Async
     assert "must be one of ['md']" in txt["errors"][0]["message"]
     log = await act(api, "memory", "aget_config_changes")
     assert [(c["field"], c["newValue"]) for c in log["items"]] == [("file_types", {"md": "Notes"})]
+
+
+async def test_cursors_beyond_the_id_range_are_refused(api: httpx.AsyncClient) -> None:
+    for cursor in ("99999999999999999999", "٣", "-1"):
+        plain = await refused(api, "memory", "aget_docs_by_cursor", {"cursor": cursor})
+        search = await refused(api, "memory", "asearch_docs", {"cursor": cursor, "query": "topic", "mode": "keyword"})
+        assert plain["errors"][0]["path"] == search["errors"][0]["path"] == "cursor"
+    last = await act(api, "memory", "aget_docs_by_cursor", {"cursor": str(2**31 - 1)})
+    assert last["items"] == []
