@@ -28,6 +28,7 @@ from tfrobotserver.app.auth import Authenticator
 from tfrobotserver.app.errors import ApiError, field_errors, internal_error
 from tfrobotserver.app.invoke import find_robot
 from tfrobotserver.app.routes import RuntimeDep, get_principal
+from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input
 from tfrobotserver.robot.base import Robot
@@ -62,7 +63,7 @@ class ChatInfo(HttpModel):
     tools: list[str]
 
 
-def _chatting_robot(runtime: Any, robot: str) -> Robot:
+def _chatting_robot(runtime: Runtime, robot: str) -> Robot:
     found = find_robot(runtime, robot)
     if found.agent is None:
         raise ApiError(404, "not_found", f"robot {robot!r} has no agent (LLM and memory): it cannot chat")

@@ -7,12 +7,12 @@ calls `ConfigurableMixin._change_config`, which
    naming the field, and nothing changes);
 2. saves it with `SaverLoader` into the server's SQL store (`component_configs`, a `DocumentStore`
    over the action's session) so that a restart starts from it (`load_saved_config`);
-3. applies it to the live component (the next request sees it; no restart);
-4. writes one `config_changes` row per changed field: who, when, the old and the new value —
-   listed, newest first, by the pageable action `aget_config_changes`.
+3. writes one `config_changes` row per changed field: who, when, the old and the new value —
+   listed, newest first, by the pageable action `aget_config_changes`;
+4. applies it to the live component when that transaction commits (the next request sees it; no
+   restart).
 
-All of it happens in the action's transaction: either the change is saved, applied and recorded,
-or none of it.
+Either the change is saved, recorded and applied, or none of it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import time
 from typing import Annotated, Any, ClassVar
 
 from pydantic import Field, ValidationError
-from sqlalchemy import JSON, BigInteger, Column, Integer, String, Table, Text, func, insert, select
+from sqlalchemy import JSON, BigInteger, Column, Integer, String, Table, Text, event, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobot.schema.saver_loader import SaverLoader
@@ -165,8 +165,9 @@ class ConfigurableMixin(TFSComponent):
                 for name in changed
             ]
             await session.execute(insert(config_changes), rows)
-            self._apply(new)
-        return ConfigUpdate(changed=changed, config=self.model_dump(mode="json"))
+            # live only once saved: a transaction that fails to commit leaves the running component as it was
+            event.listen(session.sync_session, "after_commit", lambda _session: self._apply(new), once=True)
+        return ConfigUpdate(changed=changed, config=new_json)
 
     def _validate_config(self, new: Any) -> None:
         """Hook: checks beyond the field types (raise `ActionInputError`); e.g. that an LLM can be built."""

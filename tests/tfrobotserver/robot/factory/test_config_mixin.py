@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 from pydantic import SecretStr
 
+from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings, TokenConfig
 from tfrobotserver.robot.demo import build_demo_robot
@@ -36,3 +38,28 @@ async def test_change_log_names_the_caller_and_readers_cannot_change(tmp_path: P
             ("template", "ada", "Hello {{ who }}")
         ]
     await app.state.runtime.aclose()
+
+
+async def test_a_change_goes_live_only_when_its_transaction_commits(tmp_path: Path) -> None:
+    app = create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()])
+    runtime = app.state.runtime
+    await runtime.ensure_started()
+    prompt = runtime.robots["demo"].components["prompt"]
+    before = prompt.template
+
+    async def change_then_fail() -> None:
+        async with runtime.sessions.begin() as session:
+            update = await prompt._change_config(session, Principal("t"), {"template": "Rolled back"})
+            assert update.config["template"] == "Rolled back"
+            assert prompt.template == before  # not live before the commit
+            raise RuntimeError("abort")
+
+    with pytest.raises(RuntimeError, match="abort"):
+        await change_then_fail()
+    assert prompt.template == before
+    async with runtime.sessions.begin() as session:
+        await prompt._change_config(session, Principal("t"), {"template": "Kept"})
+    assert prompt.template == "Kept"
+    async with runtime.sessions() as session:
+        assert (await prompt.aget_config_changes(session)).total == 1
+    await runtime.aclose()
