@@ -24,7 +24,6 @@ from sqlalchemy import (
     RowMapping,
     String,
     Table,
-    any_,
     bindparam,
     delete,
     func,
@@ -92,9 +91,10 @@ def _edge(row: RowMapping) -> Edge:
 
 
 def _member(session: AsyncSession, column: Any, values: list[str], name: str = "members") -> Any:
-    """`column IN values`: one array parameter on PostgreSQL (one prepared statement for any count)."""
+    """`column IN values`: on PostgreSQL `IN (SELECT unnest(array))`, one parameter whatever the count, which
+    the planner hashes (`= ANY(array)` compares each row with every element: 2.5x slower at 500 IRIs)."""
     if session.bind.dialect.name == "postgresql":  # type: ignore[union-attr]
-        return column == any_(bindparam(name, values, type_=ARRAY(String)))
+        return column.in_(select(func.unnest(bindparam(name, values, type_=ARRAY(String)))))
     return column.in_(values)
 
 
