@@ -22,8 +22,7 @@ from tfrobotserver.dtos.factory.base import Edge, Node
 from tfrobotserver.dtos.factory.user import CurrentUser
 from tfrobotserver.dtos.pageable import PageableList
 from tfrobotserver.robot.base import Robot
-from tfrobotserver.robot.demo import demo_graph
-from tfrobotserver.robot.factory.brain.memory.graph_component import GraphComponent
+from tfrobotserver.robot.factory.brain.memory.graph_component import GraphComponent, demo_graph_elements
 from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
 
 HOSTILE = '<img src=x onerror="window.__xss=1">'
@@ -241,7 +240,13 @@ def big_graph(n: int = 2000) -> GraphComponent:
     edges += [
         Edge(source=f"ex:n{i}", target=f"ex:n{(i * 7 + 3) % n}", label="jump", property="ex:jump") for i in range(n)
     ]
-    return GraphComponent(nodes=nodes, edges=edges)
+    return GraphComponent(collection="e2e-big", nodes=nodes, edges=edges)
+
+
+def demo_graph() -> GraphComponent:
+    """The demo robot's graph, in a collection of its own."""
+    nodes, edges = demo_graph_elements()
+    return GraphComponent(collection="e2e-demo", nodes=nodes, edges=edges)
 
 
 def build_e2e_robot() -> Robot:

@@ -228,6 +228,32 @@ def test_chat_is_hidden_when_the_server_has_no_chat(page: Page) -> None:
     expect(page.get_by_test_id("chat")).to_have_count(0)
 
 
+def test_chat_turn_streams_and_shows_tools_console_and_image(page: Page) -> None:
+    """A chat turn with the demo robot: streamed answer, then the trace in order — reasoning, the two
+    parallel tool calls and their results, the TFL script with its console output and its image."""
+    page.goto("/#/r/demo/chat")
+    chat = page.get_by_test_id("chat")
+    expect(chat).to_be_visible()
+    page.get_by_label("Message").fill("weather in Paris and Tokyo, chart it")
+    page.get_by_role("button", name="Send").click()
+    reply = chat.get_by_test_id("reply").first
+    expect(reply).to_contain_text("Paris is 18C and Tokyo 24C", timeout=15_000)
+    chat.get_by_role("button", name=re.compile(r"Trace \(\d+ records\)")).click()
+    kinds = chat.locator("[data-trace-kind]")
+    expect(kinds.first).to_be_visible()
+    steps = [kinds.nth(i).get_attribute("data-trace-kind") for i in range(kinds.count())]
+    assert steps[:1] == ["reasoning"]
+    assert steps.count("tool call") == 2
+    assert steps.count("tool result") == 2
+    assert steps.index("tool call") < steps.index("tool result") < steps.index("TFL script") < steps.index("console")
+    expect(chat.get_by_text("weather → Paris: 18C")).to_be_visible()
+    expect(chat.get_by_text("chart ready for 2", exact=True)).to_be_visible()
+    image = chat.get_by_test_id("trace-image").first
+    expect(image).to_be_visible()
+    assert (image.get_attribute("src") or "").startswith("data:image/png;base64,")
+    shot(page, "chat-trace")
+
+
 def _ms_since(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
 
@@ -305,8 +331,8 @@ def test_one_off_form_and_result_view(page: Page, calls: Calls) -> None:
     shot(page, "one-off-result")
     assert calls.to("arender") == [{"variables": {"robot": "R2", "user": "Ann", "language": "English"}}]
     page.get_by_label("Variables").fill("")
-    page.get_by_role("button", name="Run").click()  # unset optional: omitted, not null; the template fails
-    expect(page.get_by_role("alert")).to_contain_text("undefined")
+    page.get_by_role("button", name="Run").click()  # unset optional: omitted, not null; the defaults apply
+    expect(result).to_contain_text("text: You are TFRobot demo. Answer the user in English.")
     assert calls.to("arender")[-1] == {}
 
 

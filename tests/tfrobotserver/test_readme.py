@@ -11,15 +11,19 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tfrobotserver.app.factory import create_app
-from tfrobotserver.app.settings import ServerSettings
+from tfrobotserver.app.settings import ServerSettings, load_settings
 from tfrobotserver.robot.demo import build_demo_robot
 
 README = Path(__file__).parents[2] / "README.md"
 
 
-def curl_commands() -> list[list[str]]:
-    section = README.read_text(encoding="utf-8").split("## Server: the TFSAction API", 1)[1]
-    block = section.split("```bash", 1)[1].split("```", 1)[0]
+def section(title: str) -> str:
+    return README.read_text(encoding="utf-8").split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def curl_commands(title: str = "Server: the TFSAction API") -> list[list[str]]:
+    block = next(b for b in section(title).split("```bash")[1:] if "curl" in b.split("```", 1)[0])
+    block = block.split("```", 1)[0]
     joined = re.sub(r"\\\n\s*", " ", block)
     return [shlex.split(line, comments=True) for line in joined.splitlines() if line.strip().startswith("curl")]
 
@@ -34,7 +38,7 @@ def test_readme_has_curl_examples() -> None:
     assert len(curl_commands()) >= 4
 
 
-@pytest.mark.parametrize("argv", curl_commands())
+@pytest.mark.parametrize("argv", curl_commands() + curl_commands("Robots and components"))
 def test_readme_curl_example(client: TestClient, argv: list[str]) -> None:
     method, url, headers, body = "GET", "", {}, None
     args = iter(argv[1:])
@@ -52,3 +56,18 @@ def test_readme_curl_example(client: TestClient, argv: list[str]) -> None:
     assert url.startswith("localhost:8000/"), url
     response = client.request(method, url.removeprefix("localhost:8000"), headers=headers, content=body)
     assert response.status_code == 200, response.text
+
+
+def test_readme_robot_config_serves(tmp_path: Path) -> None:
+    yaml_text = section("Robots and components").split("```yaml\n", 1)[1].split("```", 1)[0]
+    folder = tmp_path / "robots"
+    folder.mkdir()
+    (folder / "support.yaml").write_text(yaml_text, encoding="utf-8")
+    settings = load_settings(folder)
+    settings.data_dir = tmp_path / "data"
+    with TestClient(create_app(settings)) as client:
+        assert [r["name"] for r in client.get("/api/robots").json()] == ["support"]
+        reply = client.post("/api/robots/support/chat", json={"message": "refund?"}).json()
+        assert reply["message"]["content"] == "Support here: refund?"
+        nodes = client.post("/api/robots/support/components/graph/actions/aget_nodes", json={}).json()
+        assert [n["iri"] for n in nodes["items"]] == ["ex:faq"]

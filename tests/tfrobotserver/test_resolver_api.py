@@ -51,7 +51,7 @@ def test_row_action_from_a_real_page(api: Api) -> None:
     ret = api.catalog["aget_docs"].ret_schema
     page = api.fetch("aget_docs", {"page": 1, "page_size": 3})
     container = root_namespace(ret, page)
-    assert container == {"allDocIds": [1, 2, 3]}
+    assert container == {"allDocIds": [1, 2, 3], "page": 1, "pageSize": 3}
     element = element_namespace(ret, "items", page["items"][1])
     got = resolve_params(api.catalog["aupdate_doc"], element, container, api.fetch, catalog=api.catalog)
     assert got.params == {"doc_id": 2, "keywords": ["topic-2", "txt"], "metadata": {"seeded": True, "n": 2}}

@@ -6,6 +6,9 @@ intermediate message: parallel tool calls with reasoning, a TFL script attaching
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from tfrobot.brain.chain.base import Chain
 from tfrobot.brain.chain.llms import ChatLLM, ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.drive import Drive, ToolOutput
@@ -53,9 +56,13 @@ RULES = [
 """What the scripted LLM does: ask about the weather, then about tomorrow."""
 
 
+TOOLS: dict[str, Callable[..., Any]] = {"weather": weather, "chart": chart}
+"""The demo tools by name (robot configurations list the ones they use)."""
+
+
 def demo_drive() -> Drive:
     """The demo's tools."""
-    return Drive([weather, chart])
+    return Drive(list(TOOLS.values()))
 
 
 def demo_chain(

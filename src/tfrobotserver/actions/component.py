@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobotserver.actions.checks import check_component
@@ -31,6 +31,15 @@ class TFSComponent(BaseModel):
     """action name → bound action; None while the class is generic (not servable)."""
     __tfs_removed_actions__: ClassVar[tuple[str, ...]] = ()
     """Names of inherited actions this class does not expose."""
+    _tfs_robot: str = PrivateAttr(default="")
+    """The robot serving this component (set by `Robot`); with `_tfs_name`, the key of its stored config."""
+    _tfs_name: str = PrivateAttr(default="")
+    """The component's name in its robot (set by `Robot`)."""
+
+    @property
+    def tfs_path(self) -> str:
+        """`robot/component`: where this component is addressed and its configuration stored."""
+        return f"{self._tfs_robot}/{self._tfs_name}"
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -56,3 +65,6 @@ class TFSComponent(BaseModel):
 
     async def aon_startup(self, session: AsyncSession) -> None:
         """Called once when the server starts (create seed rows, warm caches); no-op by default."""
+
+    async def aclose(self) -> None:
+        """Called when the server stops (close own connections); no-op by default."""

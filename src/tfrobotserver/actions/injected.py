@@ -30,6 +30,8 @@ class Injected:
 
 ASYNC_SESSION = "async_session"
 PRINCIPAL = "principal"
+ROBOT = "robot"
+"""The `Robot` that owns the component (for actions that use its other components: chat, dry run)."""
 
 _BY_TYPE: dict[Any, str] = {AsyncSession: ASYNC_SESSION, Principal: PRINCIPAL}
 

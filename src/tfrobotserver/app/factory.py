@@ -10,20 +10,24 @@ from fastapi import FastAPI
 
 import tfrobot
 from tfrobotserver.app.auth import Authenticator
+from tfrobotserver.app.chat import router as chat_router
 from tfrobotserver.app.errors import install_error_handlers
 from tfrobotserver.app.routes import router
 from tfrobotserver.app.runtime import Runtime, load_robots
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.app.static import mount_console
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.config import load_robot
 
 logger = logging.getLogger("tfrobotserver")
 
 
 def create_app(settings: ServerSettings | None = None, robots: Sequence[Robot] | None = None) -> FastAPI:
-    """The API for `robots` (default: those named in `settings.robots`); OpenAPI docs at /docs."""
+    """The API for `robots` (default: `settings.robots` and `settings.robot_configs`); OpenAPI docs at /docs."""
     settings = settings or ServerSettings()
-    runtime = Runtime(settings, load_robots(settings.robots) if robots is None else robots)
+    if robots is None:
+        robots = [*load_robots(settings.robots), *(load_robot(path) for path in settings.robot_configs)]
+    runtime = Runtime(settings, robots)
     authenticator = Authenticator(settings.tokens)
 
     @asynccontextmanager
@@ -43,6 +47,7 @@ def create_app(settings: ServerSettings | None = None, robots: Sequence[Robot] |
     app.state.runtime = runtime
     app.state.authenticator = authenticator
     app.include_router(router)
+    app.include_router(chat_router)
     install_error_handlers(app)
     mount_console(app)
     return app

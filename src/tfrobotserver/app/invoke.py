@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.errors import ActionInputError
-from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, Principal
+from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, Principal
 from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.app.auth import Authenticator
 from tfrobotserver.app.errors import ApiError, field_errors, internal_error
@@ -59,6 +59,7 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
     content type, so that `curl -d '{...}'` works and every invalid field is reported at once.
     """
     comp, bound = find_action(runtime, robot, component, action)
+    owner = runtime.robots[robot]
     Authenticator.require(
         principal, "read" if bound.is_read else "write", f"{bound.alias.resource_op_type} action {action!r}"
     )
@@ -74,9 +75,9 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
     try:
         if ASYNC_SESSION in bound.injected.values():
             async with runtime.sessions.begin() as session:
-                result = await _call(comp, bound, kwargs, {ASYNC_SESSION: session, PRINCIPAL: principal})
+                result = await _call(comp, bound, kwargs, {ASYNC_SESSION: session, PRINCIPAL: principal, ROBOT: owner})
         else:
-            result = await _call(comp, bound, kwargs, {PRINCIPAL: principal})
+            result = await _call(comp, bound, kwargs, {PRINCIPAL: principal, ROBOT: owner})
     except ActionInputError as exc:
         error = FieldError(path=exc.path, message=exc.message, type="action_input", value=exc.value)
         raise ApiError(422, "invalid_params", f"{action!r} refused its parameters: {exc}", [error]) from None

@@ -12,14 +12,16 @@ import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from sqlalchemy import Connection, inspect
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
-from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL
+from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.storage import metadata
 
-PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL})
+PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT})
 """Context keys the server can inject into action parameters."""
 
 
@@ -34,6 +36,18 @@ def load_robots(paths: Sequence[str]) -> list[Robot]:
             raise TypeError(f"robots: {path!r} did not give a Robot; point it at a function returning one")
         robots.append(robot)
     return robots
+
+
+def _missing_columns(conn: Connection) -> dict[str, list[str]]:
+    """table → columns the code needs that the existing table lacks (create_all never alters a table)."""
+    inspector = inspect(conn)
+    stale: dict[str, list[str]] = {}
+    for table in metadata.sorted_tables:
+        have = {column["name"] for column in inspector.get_columns(table.name)}
+        lacking = [column.name for column in table.columns if column.name not in have]
+        if lacking:
+            stale[table.name] = lacking
+    return stale
 
 
 class Runtime:
@@ -74,12 +88,26 @@ class Runtime:
                 Path(str(database)).parent.mkdir(parents=True, exist_ok=True)
             async with self.engine.begin() as conn:
                 await conn.run_sync(metadata.create_all)
-            async with self.sessions.begin() as session:
-                for robot in self.robots.values():
-                    for component in robot.components.values():
+                stale = await conn.run_sync(_missing_columns)
+            if stale:
+                shown = "; ".join(f"{table} lacks {', '.join(cols)}" for table, cols in stale.items())
+                raise RuntimeError(
+                    f"the server database {self.engine.url.render_as_string(hide_password=True)} was created by an "
+                    f"older TFRobot ({shown}); its tables hold only seed data and component edits: drop them (or "
+                    "delete the SQLite file), or set database_url to a new database"
+                )
+            for robot in self.robots.values():
+                for component in robot.components.values():
+                    # one transaction per component: a SQLite write lock is not held across another's start-up
+                    async with self.sessions.begin() as session:
+                        if isinstance(component, ConfigurableMixin):
+                            await component.load_saved_config(session)
                         await component.aon_startup(session)
             self._started = True
 
     async def aclose(self) -> None:
-        """Release database connections."""
+        """Release database connections (the engine's and the components' own stores)."""
+        for robot in self.robots.values():
+            for component in robot.components.values():
+                await component.aclose()
         await self.engine.dispose()

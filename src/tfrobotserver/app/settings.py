@@ -2,7 +2,10 @@
 
 Read from `<config dir>/server.toml` when the CLI gets `--config DIR`; every field has a default
 so that `tfrobot serve` works with no file at all (demo robot, SQLite in the user data dir, no
-tokens and therefore loopback only).
+tokens and therefore loopback only). The robot configuration files of that folder (`*.yaml`,
+`*.yml`, `*.json`, see `tfrobotserver.robot.config`) are served too; when the folder has any and
+server.toml does not list `robots`, they replace the default demo robot. server.toml itself is
+optional in a folder that has robot files.
 """
 
 from __future__ import annotations
@@ -10,13 +13,14 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 Scope = Literal["read", "write"]
 CONFIG_FILE = "server.toml"
+ROBOT_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 class TokenConfig(BaseModel):
@@ -61,6 +65,8 @@ class ServerSettings(BaseModel):
     """Any SQLAlchemy async URL; defaults to SQLite in `data_dir`."""
     robots: list[str] = Field(default_factory=lambda: ["tfrobotserver.robot.demo:build_demo_robot"])
     """`module:callable` paths, each returning a `Robot`."""
+    robot_configs: list[Path] = Field(default_factory=list)
+    """Robot configuration files (YAML/JSON); relative paths are relative to the config directory."""
 
     def resolved_data_dir(self) -> Path:
         """`data_dir`, or the platform's user data directory for TFRobot."""
@@ -76,10 +82,21 @@ def load_settings(config_dir: Path | None) -> ServerSettings:
     if config_dir is None:
         return ServerSettings()
     path = config_dir / CONFIG_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no {CONFIG_FILE} in the --config directory; create one or drop --config")
-    with path.open("rb") as handle:
-        settings = ServerSettings.model_validate(tomllib.load(handle))
+    files = sorted(p for p in config_dir.iterdir() if p.is_file() and p.suffix in ROBOT_SUFFIXES)
+    data: dict[str, Any] = {}
+    if path.is_file():
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    elif not files:
+        raise FileNotFoundError(
+            f"{path}: no {CONFIG_FILE} and no robot configuration (*.yaml, *.yml, *.json) in the --config "
+            "directory; add one or drop --config"
+        )
+    if files and "robots" not in data:
+        data["robots"] = []
+    settings = ServerSettings.model_validate(data)
+    configs = [p if p.is_absolute() else (config_dir / p) for p in settings.robot_configs]
+    settings.robot_configs = [p.resolve() for p in [*configs, *files]]
     if settings.data_dir is not None and not settings.data_dir.is_absolute():
         # relative to the file that says it, not to wherever the server happens to be started
         settings.data_dir = (config_dir / settings.data_dir).resolve()

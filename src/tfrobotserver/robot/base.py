@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.errors import ActionProtocolError
 
 
+@dataclass(frozen=True)
+class AgentSpec:
+    """Which of a robot's components make up its agent loop, and its tools (by name)."""
+
+    llm: str = "llm"
+    conversations: str = "conversations"
+    prompt: str | None = "prompt"
+    tools: tuple[str, ...] = ()
+    recall_turns: int = 20
+    max_steps: int = 6
+
+
 class Robot:
     """A robot's components by name; checked once so that every served class is concrete."""
 
-    def __init__(self, name: str, components: Mapping[str, TFSComponent], description: str = "") -> None:
+    def __init__(
+        self,
+        name: str,
+        components: Mapping[str, TFSComponent],
+        description: str = "",
+        agent: AgentSpec | None = None,
+    ) -> None:
         for comp_name, comp in components.items():
             type(comp).tfs_bound_actions()  # raises for generic component classes
             if not comp_name or "/" in comp_name:
@@ -19,6 +38,17 @@ class Robot:
                     action=f"{name}.{comp_name}", field="component name", problem="must be a non-empty path segment",
                     fix="use a name without '/'", value=comp_name,
                 )  # fmt: skip
+            comp._tfs_robot, comp._tfs_name = name, comp_name
+        if agent is not None:
+            roles = {"llm": agent.llm, "conversations": agent.conversations, "prompt": agent.prompt}
+            for role, wanted in roles.items():
+                if wanted is not None and wanted not in components:
+                    raise ValueError(
+                        f"robot {name!r}: the agent's {role} component {wanted!r} is not one of its components "
+                        f"{sorted(components)}"
+                    )
         self.name = name
         self.description = description
         self.components: dict[str, TFSComponent] = dict(components)
+        self.agent = agent
+        """How the robot chats (which components are its LLM, prompt and memory; its tools); None: no chat."""

@@ -23,8 +23,9 @@ async def test_list_robots(client: httpx.AsyncClient) -> None:
     assert response.json() == [
         {
             "name": "demo",
-            "description": "Offline demo: documents, a knowledge graph and a prompt to debug.",
-            "components": ["memory", "graph", "prompt"],
+            "description": "Offline demo: a scripted LLM with tools, documents, a knowledge graph and a prompt to "
+            "debug.",
+            "components": ["llm", "conversations", "prompt", "memory", "graph"],
         },
         {"name": "broken", "description": "", "components": ["exploding"]},
     ]
@@ -33,16 +34,24 @@ async def test_list_robots(client: httpx.AsyncClient) -> None:
 async def test_list_components_with_config(client: httpx.AsyncClient) -> None:
     body = (await client.get("/api/robots/demo/components")).json()
     assert [(c["name"], c["type"]) for c in body] == [
+        ("llm", "LLMComponent"),
+        ("conversations", "ConversationsComponent"),
+        ("prompt", "PromptComponent"),
         ("memory", "MemoryComponent"),
         ("graph", "GraphComponent"),
-        ("prompt", "PromptComponent"),
     ]
-    assert body[0]["config"] == {
+    config = {c["name"]: c["config"] for c in body}
+    assert config["memory"] == {
         "collection": "demo",
         "seed_docs": 42,
         "file_types": {"pdf": "PDF document", "md": "Markdown", "txt": "Text"},
     }
-    assert body[2]["config"] == {"template": "You are {{ robot }}. Answer {{ user }} in {{ language }}."}
+    assert config["prompt"] == {
+        "template": "You are {{ robot }}. Answer {{ user }} in {{ language }}.",
+        "defaults": {"robot": "TFRobot demo", "user": "the user", "language": "English"},
+    }
+    assert config["llm"] == {"provider": "scripted", "model": None, "params": {}}
+    assert config["conversations"] == {"memory_url": None}
 
 
 async def test_list_actions(client: httpx.AsyncClient) -> None:
@@ -69,6 +78,7 @@ async def test_get_list_page_and_cursor(client: httpx.AsyncClient) -> None:
         "fileType": "txt",
         "keywords": ["topic-1", "txt"],
         "docMetadata": {"seeded": True, "n": 11},
+        "excerpt": "Demo document 11 of demo about topic 1, filed as Text.",
     }
     first = (await call(client, "memory", "aget_docs_by_cursor", {"page_size": 40})).json()
     assert (len(first["items"]), first["cursor"], first["nextCursor"]) == (40, None, "40")
@@ -85,7 +95,8 @@ async def test_empty_body_means_no_params(client: httpx.AsyncClient) -> None:
 async def test_update_delete_and_batch_delete_docs(client: httpx.AsyncClient) -> None:
     updated = await call(client, "memory", "aupdate_doc", {"doc_id": 2, "keywords": ["k"], "metadata": {"a": 1}})
     assert updated.json() == {"docId": 2, "fileUri": "memory://demo/doc-0002.txt", "fileType": "txt",
-                              "keywords": ["k"], "docMetadata": {"a": 1}}  # fmt: skip
+                              "keywords": ["k"], "docMetadata": {"a": 1},
+                              "excerpt": "Demo document 2 of demo about topic 2, filed as Text."}  # fmt: skip
     assert (await call(client, "memory", "aget_doc", {"doc_id": 2})).json()["keywords"] == ["k"]
     assert (await call(client, "memory", "adelete_doc", {"doc_id": 2})).json() is None
     assert (await call(client, "memory", "adelete_docs", {"doc_ids": [1, 2, 3, 4]})).json() == 3
@@ -99,15 +110,15 @@ async def test_create_doc_and_current_user(client: httpx.AsyncClient) -> None:
         client, "memory", "acreate_doc", {"file_uri": "s3://x.pdf", "file_type": "pdf", "owner_id": "local"}
     )
     assert created.json() == {"docId": 43, "fileUri": "s3://x.pdf", "fileType": "pdf", "keywords": [],
-                              "docMetadata": {"owner": "local"}}  # fmt: skip
+                              "docMetadata": {"owner": "local"}, "excerpt": ""}  # fmt: skip
 
 
 async def test_graph_actions(client: httpx.AsyncClient) -> None:
     graph = (await call(client, "graph", "aget_graph")).json()
-    assert [n["iri"] for n in graph["nodes"]] == ["ex:alice", "ex:bob", "ex:tfrobot", "ex:paris"]
+    assert [n["iri"] for n in graph["nodes"]] == ["ex:alice", "ex:bob", "ex:paris", "ex:tfrobot"]
     assert len(graph["edges"]) == 4
     nodes = (await call(client, "graph", "aget_nodes", {"page": 2, "page_size": 3})).json()
-    assert ([n["iri"] for n in nodes["items"]], nodes["total"]) == (["ex:paris"], 4)
+    assert ([n["iri"] for n in nodes["items"]], nodes["total"]) == (["ex:tfrobot"], 4)
     assert (await call(client, "graph", "aupdate_node", {"iri": "ex:bob", "label": "Robert"})).status_code == 200
     edge = {"source": "ex:alice", "target": "ex:paris", "property": "ex:livesIn"}
     assert (await call(client, "graph", "aupdate_edge", {**edge, "label": "resides in"})).status_code == 200
@@ -118,15 +129,22 @@ async def test_graph_actions(client: httpx.AsyncClient) -> None:
     assert (await call(client, "graph", "adelete_edge", edge)).status_code == 200
     assert (await call(client, "graph", "adelete_node", {"iri": "ex:bob"})).status_code == 200
     graph = (await call(client, "graph", "aget_graph")).json()
-    assert [n["iri"] for n in graph["nodes"]] == ["ex:alice", "ex:tfrobot", "ex:paris"]
+    assert [n["iri"] for n in graph["nodes"]] == ["ex:alice", "ex:paris", "ex:tfrobot"]
     assert [(e["source"], e["target"]) for e in graph["edges"]] == [("ex:alice", "ex:tfrobot")]
 
 
 async def test_prompt_render_and_config(client: httpx.AsyncClient) -> None:
     rendered = await call(client, "prompt", "arender", {"variables": {"robot": "R2", "user": "Luke", "language": "en"}})
-    assert rendered.json() == {"text": "You are R2. Answer Luke in en.", "variables": ["language", "robot", "user"]}
+    assert rendered.json() == {
+        "ok": True,
+        "text": "You are R2. Answer Luke in en.",
+        "error": None,
+        "line": None,
+        "variables": ["language", "robot", "user"],
+    }
     configured = await call(client, "prompt", "aset_template", {"template": "Hi {{ name }}"})
-    assert configured.json() == {"template": "Hi {{ name }}", "variables": ["name"]}
+    assert configured.json()["changed"] == ["template"]
+    assert configured.json()["config"]["template"] == "Hi {{ name }}"
     assert (await call(client, "prompt", "arender", {"variables": {"name": "Ada"}})).json()["text"] == "Hi Ada"
 
 
@@ -143,6 +161,7 @@ async def test_openapi_docs(client: httpx.AsyncClient) -> None:
         "/api/robots/{robot}/components",
         "/api/robots/{robot}/components/{component}/actions",
         "/api/robots/{robot}/components/{component}/actions/{action}",
+        "/api/robots/{robot}/chat",
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,7 @@ from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.runtime import load_robots
 from tfrobotserver.app.settings import ServerSettings, TokenConfig, load_settings
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.demo import build_demo_robot
 
 
 def test_defaults_use_the_xdg_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -40,8 +42,10 @@ def test_server_toml(tmp_path: Path) -> None:
     assert settings.tokens == [TokenConfig(name="ci", scopes=["read", "write"], secret_env="CI_TOKEN")]
     (tmp_path / "server.toml").write_text('data_dir = "data"\n', encoding="utf-8")
     assert load_settings(tmp_path).data_dir == (tmp_path / "data").resolve()
-    with pytest.raises(FileNotFoundError, match=r"no server\.toml in the --config directory"):
-        load_settings(tmp_path / "missing")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match=r"no server\.toml and no robot configuration"):
+        load_settings(empty)
 
 
 def test_unknown_keys_and_token_sources_are_refused(tmp_path: Path) -> None:
@@ -75,3 +79,15 @@ def test_an_action_asking_for_an_unknown_injection_is_refused_at_start_up(tmp_pa
 
     with pytest.raises(ValueError, match=r"r/c/aget_time: asks the server to inject \['clock'\]"):
         create_app(ServerSettings(data_dir=tmp_path), robots=[Robot("r", {"c": Clocked()})])
+
+
+async def test_a_server_database_from_an_older_version_is_named_with_the_fix(tmp_path: Path) -> None:
+    database = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(database)
+    conn.execute("CREATE TABLE memory_docs (id INTEGER PRIMARY KEY, collection TEXT, file_uri TEXT)")
+    conn.commit()
+    conn.close()
+    app = create_app(ServerSettings(database_url=f"sqlite+aiosqlite:///{database}"), robots=[build_demo_robot()])
+    with pytest.raises(RuntimeError, match=r"older TFRobot \(memory_docs lacks file_type, keywords, doc_metadata"):
+        await app.state.runtime.ensure_started()
+    await app.state.runtime.aclose()

@@ -47,7 +47,7 @@ def test_ai_memory_doc_json_schema_extra() -> None:
         "docMetadata": "docMetadata",
     }
     assert schema["x-actions"] == ["aupdate_doc", "adelete_doc"]
-    assert list(schema["properties"]) == ["docId", "fileUri", "fileType", "keywords", "docMetadata"]
+    assert list(schema["properties"]) == ["docId", "fileUri", "fileType", "keywords", "docMetadata", "excerpt"]
 
 
 def test_namespace_lives_on_elements_not_on_the_plain_containers() -> None:
@@ -61,9 +61,9 @@ def test_namespace_lives_on_elements_not_on_the_plain_containers() -> None:
     assert page["$defs"]["AIMemoryDoc"]["x-actions"] == ["aupdate_doc", "adelete_doc"]
 
 
-def test_doc_page_adds_only_a_batch_variable_over_all_rows() -> None:
+def test_doc_page_adds_a_batch_variable_over_all_rows_and_its_position() -> None:
     schema = AIMemoryDocPage[AIMemoryDoc].model_json_schema(mode="serialization")
-    assert schema["x-namespace"] == {"allDocIds": "items[*].docId"}
+    assert schema["x-namespace"] == {"allDocIds": "items[*].docId", "page": "page", "pageSize": "pageSize"}
     assert schema["x-actions"] == ["adelete_docs"]
 
 
@@ -77,7 +77,7 @@ def test_pageable_wire_format_is_camel_case_and_accepts_snake_case() -> None:
     doc = AIMemoryDoc(doc_id=1, file_uri="m://a", file_type="md")
     page = PageableList[AIMemoryDoc](items=[doc], page=2, page_size=5, total=6)
     assert page.model_dump(mode="json") == {
-        "items": [{"docId": 1, "fileUri": "m://a", "fileType": "md", "keywords": [], "docMetadata": {}}],
+        "items": [{"docId": 1, "fileUri": "m://a", "fileType": "md", "keywords": [], "docMetadata": {}, "excerpt": ""}],
         "page": 2,
         "pageSize": 5,
         "total": 6,

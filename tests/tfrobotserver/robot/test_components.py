@@ -17,6 +17,8 @@ def test_action_registration() -> None:
     assert set(GraphComponent.__tfs_actions__) == {
         "aget_graph",
         "aget_nodes",
+        "acreate_node",
+        "acreate_edge",
         "aupdate_node",
         "adelete_node",
         "aupdate_edge",
@@ -45,10 +47,16 @@ def test_memory_actions_and_aliases() -> None:
         "aget_current_user": (None, "user", "get"),
         "aget_doc_types": (None, "doc_type", "get"),
         "acreate_doc": ("pageable", "doc", "create"),
+        "aingest_file": ("pageable", "doc", "create"),
+        "aset_file_types": (None, "doc_type", "config"),
+        "aget_config_changes": ("pageable", "config_change", "get_list"),
+        "asearch_docs": ("pageable", "doc", "get_list"),
     }
     assert {n: d.alias.resource_op_type for n, d in PromptComponent.__tfs_actions__.items()} == {
         "arender": "render",
+        "aget_variables": "get",
         "aset_template": "config",
+        "aget_config_changes": "get_list",
     }
 
 
@@ -76,7 +84,10 @@ def test_seed_params_schemas_keep_protocol_keys() -> None:
     }
     graph = GraphComponent.tfs_bound_actions()
     assert graph["aupdate_node"].params_schema["properties"]["label"] == {
-        "anyOf": [{"type": "string", "x-default": "nodeLabel", "x-ref": "nodeLabel"}, {"type": "null"}],
+        "anyOf": [
+            {"maxLength": 512, "type": "string", "x-default": "nodeLabel", "x-ref": "nodeLabel"},
+            {"type": "null"},
+        ],
         "default": None,
         "title": "Label",
     }

@@ -18,6 +18,7 @@ class AIMemoryDoc(HttpModel):
     file_type: str
     keywords: list[str] = Field(default_factory=list)
     doc_metadata: dict[str, Any] = Field(default_factory=dict)
+    excerpt: str = Field(default="", description="The first 200 characters of the document's text.")
 
     model_config: ClassVar[ConfigDict] = ConfigDict(
         json_schema_extra={
@@ -37,15 +38,16 @@ TDoc = TypeVar("TDoc", bound=AIMemoryDoc)
 
 
 class AIMemoryDocPage(PageableList[TDoc], Generic[TDoc]):
-    """A page of documents that also offers a batch delete over every row shown.
+    """A page of documents that also offers a batch delete over every row shown, and its page position.
 
     The container-level variable projects over all rows (seed 4.4 rule 4): it is an array meant
-    for batch actions, while row actions keep using each row's own `docId`.
+    for batch actions, while row actions keep using each row's own `docId`. `page` / `pageSize` are
+    container-level scalars: `aget_docs` takes them as x-default, so a refresh stays on the page shown.
     """
 
     model_config: ClassVar[ConfigDict] = ConfigDict(
         json_schema_extra={
-            "x-namespace": {"allDocIds": "items[*].docId"},
+            "x-namespace": {"allDocIds": "items[*].docId", "page": "page", "pageSize": "pageSize"},
             "x-actions": ["adelete_docs"],
         }
     )

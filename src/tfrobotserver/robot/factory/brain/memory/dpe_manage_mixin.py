@@ -2,30 +2,47 @@
 
 The mixin is generic in the document DTO so that a memory component with a richer document type
 gets its schemas (and x-namespace / x-actions) from that type: `DpeManageMixin[AIMemoryDoc]`.
-Rows live in the `memory_docs` table, partitioned by the component's `collection`.
+Rows live in the `memory_docs` table, partitioned by the component's `collection`, with the
+document's text for full-text search: a stored generated `text_tsv` column
+(`to_tsvector('simple', text_content)`) with a GIN index on PostgreSQL, an external-content FTS5
+table kept in step by triggers on SQLite. Keywords are JSONB with a GIN index on PostgreSQL (`@>`),
+JSON searched with `json_each` on SQLite.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Generic, cast
+from typing import Annotated, Any, ClassVar, Generic, Literal, cast
 
 from pydantic import Field
 from sqlalchemy import (
+    DDL,
     JSON,
     Column,
     CursorResult,
+    Index,
     Integer,
     RowMapping,
     String,
     Table,
+    Text,
+    bindparam,
+    column,
     delete,
+    event,
+    exists,
     func,
     insert,
+    literal,
+    literal_column,
     select,
+    text,
     update,
 )
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import ColumnClause
 
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.decorator import tfs_action
@@ -42,9 +59,51 @@ memory_docs = Table(
     Column("collection", String(128), nullable=False, index=True),
     Column("file_uri", String(1024), nullable=False),
     Column("file_type", String(64), nullable=False),
-    Column("keywords", JSON, nullable=False),
+    Column("keywords", JSON().with_variant(JSONB(), "postgresql"), nullable=False),
     Column("doc_metadata", JSON, nullable=False),
+    Column("text_content", Text, nullable=False, server_default=""),
+    Index("ix_memory_docs_collection_id", "collection", "id"),
 )
+_PG_TSV: ColumnClause[Any] = literal_column("memory_docs.text_tsv")
+"""PostgreSQL: the document's tsvector, a stored generated column (not recomputed per row by a filter)."""
+for _pg_statement in (
+    "ALTER TABLE memory_docs ADD COLUMN IF NOT EXISTS text_tsv tsvector "
+    "GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, text_content)) STORED",
+    "CREATE INDEX IF NOT EXISTS ix_memory_docs_fts ON memory_docs USING gin (text_tsv)",
+):
+    _pg_ddl = DDL(_pg_statement)  # type: ignore[no-untyped-call]
+    event.listen(memory_docs, "after_create", _pg_ddl.execute_if(dialect="postgresql"))
+Index("ix_memory_docs_keywords", memory_docs.c.keywords, postgresql_using="gin").ddl_if(dialect="postgresql")
+for _statement in (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS memory_docs_fts USING fts5(text_content, content='memory_docs', "
+    "content_rowid='id')",
+    "CREATE TRIGGER IF NOT EXISTS memory_docs_fts_ai AFTER INSERT ON memory_docs BEGIN "
+    "INSERT INTO memory_docs_fts(rowid, text_content) VALUES (new.id, new.text_content); END",
+    "CREATE TRIGGER IF NOT EXISTS memory_docs_fts_ad AFTER DELETE ON memory_docs BEGIN "
+    "INSERT INTO memory_docs_fts(memory_docs_fts, rowid, text_content) "
+    "VALUES ('delete', old.id, old.text_content); END",
+    "CREATE TRIGGER IF NOT EXISTS memory_docs_fts_au AFTER UPDATE OF text_content ON memory_docs BEGIN "
+    "INSERT INTO memory_docs_fts(memory_docs_fts, rowid, text_content) VALUES ('delete', old.id, old.text_content); "
+    "INSERT INTO memory_docs_fts(rowid, text_content) VALUES (new.id, new.text_content); END",
+):
+    _ddl = DDL(_statement)  # type: ignore[no-untyped-call]
+    event.listen(memory_docs, "after_create", _ddl.execute_if(dialect="sqlite"))
+_drop_fts = DDL("DROP TABLE IF EXISTS memory_docs_fts")  # type: ignore[no-untyped-call]
+event.listen(memory_docs, "before_drop", _drop_fts.execute_if(dialect="sqlite"))
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_MAX_ID = 2**31 - 1
+"""Ids are INTEGER: a cursor past the range is refused rather than sent to the database."""
+
+
+def _after(cursor: str | None) -> int:
+    """The id a cursor stands for (0 for the first page)."""
+    if cursor is None or cursor == "":
+        return 0
+    if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > _MAX_ID:
+        raise ActionInputError("cursor", "must be a nextCursor returned by this action", cursor)
+    return int(cursor)
+
 
 DocId = Annotated[int, Field(ge=1, json_schema_extra={"x-ref": "docId"})]
 PageSize = Annotated[int, Field(ge=1, le=200)]
@@ -71,6 +130,7 @@ class DpeManageMixin(Generic[TDoc]):
         memory_docs.c.file_type,
         memory_docs.c.keywords,
         memory_docs.c.doc_metadata,
+        func.substr(memory_docs.c.text_content, 1, 200).label("excerpt"),
     )
 
     def _doc(self, row: RowMapping | Mapping[str, Any]) -> TDoc:
@@ -90,7 +150,10 @@ class DpeManageMixin(Generic[TDoc]):
         description="Documents, one page at a time (page numbers).",
     )
     async def aget_docs(
-        self, async_session: AsyncSession, page: Annotated[int, Field(ge=1)] = 1, page_size: PageSize = 20
+        self,
+        async_session: AsyncSession,
+        page: Annotated[int, Field(ge=1, json_schema_extra={"x-default": "page"})] = 1,
+        page_size: Annotated[PageSize, Field(json_schema_extra={"x-default": "pageSize"})] = 20,
     ) -> AIMemoryDocPage[TDoc]:
         where = memory_docs.c.collection == self.collection
         total = (await async_session.execute(select(func.count()).select_from(memory_docs).where(where))).scalar_one()
@@ -105,9 +168,7 @@ class DpeManageMixin(Generic[TDoc]):
     async def aget_docs_by_cursor(
         self, async_session: AsyncSession, cursor: str | None = None, page_size: PageSize = 20
     ) -> CursorPageableList[TDoc]:
-        if cursor is not None and not cursor.isdigit():
-            raise ActionInputError("cursor", "must be a nextCursor returned by this action", cursor)
-        after = int(cursor) if cursor else 0
+        after = _after(cursor)
         query = (
             select(*self._doc_columns)
             .where(memory_docs.c.collection == self.collection, memory_docs.c.id > after)
@@ -115,6 +176,50 @@ class DpeManageMixin(Generic[TDoc]):
             .limit(page_size + 1)
         )
         rows = (await async_session.execute(query)).mappings().all()
+        docs = [self._doc(r) for r in rows[:page_size]]
+        next_cursor = str(rows[page_size - 1]["doc_id"]) if len(rows) > page_size else None
+        return CursorPageableList[TDoc](items=docs, cursor=cursor, page_size=page_size, next_cursor=next_cursor)
+
+    def _search_condition(self, session: AsyncSession, query: str, mode: str) -> Any:
+        dialect = session.bind.dialect.name  # type: ignore[union-attr]
+        if mode == "keyword":
+            word = query.strip().lower()
+            if dialect == "postgresql":
+                return memory_docs.c.keywords.op("@>")(bindparam("keyword", [word], type_=JSONB))
+            each = func.json_each(memory_docs.c.keywords).table_valued("value")
+            return exists(select(literal(1)).select_from(each).where(func.lower(each.c.value) == word))
+        tokens = _TOKEN.findall(query)
+        if not tokens:
+            raise ActionInputError("query", "give at least one word to search for", query)
+        if dialect == "postgresql":
+            ts_query = func.plainto_tsquery(literal_column("'simple'::regconfig"), " ".join(tokens))
+            return _PG_TSV.op("@@")(ts_query)
+        match = " ".join('"' + t + '"' for t in tokens)
+        rowids = text("SELECT rowid FROM memory_docs_fts WHERE memory_docs_fts MATCH :match").bindparams(match=match)
+        return memory_docs.c.id.in_(rowids.columns(column("rowid", Integer)))
+
+    @tfs_action(
+        alias=ActionAlias(category="pageable", resource="doc", resource_op_type="get_list"),
+        description="Documents with a keyword (mode=keyword) or whose text contains every word of the query "
+        "(mode=fulltext: PostgreSQL full-text search, SQLite FTS5), by id, a cursor page at a time.",
+    )
+    async def asearch_docs(
+        self,
+        async_session: AsyncSession,
+        query: Annotated[str, Field(min_length=1)],
+        mode: Literal["keyword", "fulltext"] = "fulltext",
+        cursor: str | None = None,
+        page_size: PageSize = 20,
+    ) -> CursorPageableList[TDoc]:
+        after = _after(cursor)
+        condition = self._search_condition(async_session, query, mode)
+        select_docs = (
+            select(*self._doc_columns)
+            .where(memory_docs.c.collection == self.collection, memory_docs.c.id > after, condition)
+            .order_by(memory_docs.c.id)
+            .limit(page_size + 1)
+        )
+        rows = (await async_session.execute(select_docs)).mappings().all()
         docs = [self._doc(r) for r in rows[:page_size]]
         next_cursor = str(rows[page_size - 1]["doc_id"]) if len(rows) > page_size else None
         return CursorPageableList[TDoc](items=docs, cursor=cursor, page_size=page_size, next_cursor=next_cursor)

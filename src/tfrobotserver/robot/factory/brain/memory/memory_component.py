@@ -2,11 +2,14 @@
 
 `acreate_doc` shows x-fetch: its owner defaults to the caller (`userId`, fetched with
 `aget_current_user` when no row provides it) and its file type to the first accepted type
-(`fileTypeOptions`, an Options namespace fetched with `aget_doc_types`).
+(`fileTypeOptions`, an Options namespace fetched with `aget_doc_types`). `aingest_file` turns an
+uploaded text, Markdown or PDF file into a document with its text (searchable) and keywords.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -14,7 +17,6 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobotserver.actions.alias import ActionAlias
-from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import Principal
@@ -22,12 +24,15 @@ from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDoc
 from tfrobotserver.dtos.factory.brain.memory.doc_types import DocType, DocTypeCatalog
 from tfrobotserver.dtos.factory.user import CurrentUser
 from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin, memory_docs
+from tfrobotserver.robot.factory.brain.memory.ingest import IngestError, extract, file_type_of
+from tfrobotserver.robot.factory.brain.memory.ingest import keywords as extract_keywords
+from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
 
 
-class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
+class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
     """Memory documents of one collection; seeds `seed_docs` example rows into an empty store."""
 
-    collection: str = "default"
+    collection: str = Field(default="default", min_length=1, max_length=128)
     seed_docs: int = Field(default=0, ge=0)
     file_types: dict[str, str] = Field(default_factory=lambda: {"pdf": "PDF document", "md": "Markdown", "txt": "Text"})
 
@@ -45,6 +50,8 @@ class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
                     "file_type": kind,
                     "keywords": [f"topic-{i % 5}", kind],
                     "doc_metadata": {"seeded": True, "n": i},
+                    "text_content": f"Demo document {i} of {self.collection} about topic {i % 5}, "
+                    f"filed as {self.file_types.get(kind, kind)}.",
                 },
             )
 
@@ -58,11 +65,28 @@ class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
         """The file types this memory accepts (feeds the file type select of acreate_doc)."""
         return DocTypeCatalog(types=[DocType(key=k, label=v) for k, v in self.file_types.items()])
 
+    @tfs_action(
+        alias=ActionAlias(resource="doc_type", resource_op_type="config"),
+        description="Replace the accepted file types (key → label); ingestion and the type select follow at once.",
+    )
+    async def aset_file_types(
+        self,
+        async_session: AsyncSession,
+        principal: Principal,
+        file_types: Annotated[dict[str, str], Field(min_length=1)],
+    ) -> ConfigUpdate:
+        unreadable = sorted(set(file_types) - {"txt", "md", "pdf"})
+        if unreadable:
+            raise ActionInputError(
+                "file_types", f"cannot ingest {unreadable}; readable types: md, pdf, txt", file_types
+            )
+        return await self._change_config(async_session, principal, {"file_types": file_types})
+
     @tfs_action(alias=ActionAlias(category="pageable", resource="doc", resource_op_type="create"))
     async def acreate_doc(
         self,
         async_session: AsyncSession,
-        file_uri: Annotated[str, Field(min_length=1)],
+        file_uri: Annotated[str, Field(min_length=1, max_length=1024)],
         file_type: Annotated[
             str, Field(json_schema_extra={"x-default": "fileTypeOptions.keys[0]", "x-fetch": "aget_doc_types"})
         ],
@@ -70,8 +94,9 @@ class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
             str, Field(json_schema_extra={"x-ref": "userId", "x-default": "userId", "x-fetch": "aget_current_user"})
         ],
         keywords: list[str] | None = None,
+        text: str = "",
     ) -> AIMemoryDoc:
-        """Register a document; the owner is kept in its metadata."""
+        """Register a document (its text is optional); the owner is kept in its metadata."""
         if file_type not in self.file_types:
             raise ActionInputError("file_type", f"must be one of {sorted(self.file_types)}", file_type)
         values: dict[str, Any] = {
@@ -79,5 +104,40 @@ class MemoryComponent(TFSComponent, DpeManageMixin[AIMemoryDoc]):
             "file_type": file_type,
             "keywords": keywords or [],
             "doc_metadata": {"owner": owner_id},
+            "text_content": text,
+        }
+        return await self._one(async_session, await self._insert(async_session, values))
+
+    @tfs_action(
+        alias=ActionAlias(category="pageable", resource="doc", resource_op_type="create"),
+        description="Ingest a text, Markdown or PDF file (base64): its text becomes searchable, its most "
+        "frequent words its keywords unless keywords are given.",
+    )
+    async def aingest_file(
+        self,
+        async_session: AsyncSession,
+        principal: Principal,
+        file_name: Annotated[str, Field(min_length=1, max_length=255)],
+        content_base64: Annotated[str, Field(description="the file's bytes, base64-encoded")],
+        keywords: list[str] | None = None,
+    ) -> AIMemoryDoc:
+        file_type = file_type_of(file_name)
+        if file_type not in self.file_types:
+            raise ActionInputError("file_name", f"the file type must be one of {sorted(self.file_types)}", file_name)
+        try:
+            data = base64.b64decode(content_base64, validate=True)
+        except binascii.Error as exc:
+            raise ActionInputError("content_base64", f"not base64: {exc}", None) from None
+        try:
+            extracted = extract(file_type, data)
+        except IngestError as exc:
+            raise ActionInputError("content_base64", str(exc), None) from None
+        metadata = {"owner": principal.name, "fileName": file_name, "bytes": len(data), **extracted.metadata}
+        values: dict[str, Any] = {
+            "file_uri": f"upload://{self.collection}/{file_name}",
+            "file_type": file_type,
+            "keywords": keywords if keywords is not None else extract_keywords(extracted.text),
+            "doc_metadata": metadata,
+            "text_content": extracted.text,
         }
         return await self._one(async_session, await self._insert(async_session, values))

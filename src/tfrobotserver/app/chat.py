@@ -1,0 +1,147 @@
+"""The console's chat: `POST /api/robots/{robot}/chat` runs one turn of the robot's agent loop.
+
+Request: `{"message": str, "conversationId": str | null, "dryRun": bool}`. Response, as JSON:
+`{"conversationId", "message", "trace", "request"}` — the final assistant message, the turn's trace
+records in order (thinking, tool results, console results) and, for a dry run, the exact provider
+request instead of a call (`message` is then null and nothing is stored). With
+`Accept: text/event-stream` the same turn streams as server-sent events: `event` (every typed chain
+event of `tfrobot.brain.chain.events`, as JSON), `delta` (`{"text"}` for each text token), one `trace`
+(`{"record"}`) per trace record once the turn ends, then `done` with the JSON body above; a failure
+mid-stream is an `error` event (`{"message", "errorId"}`). `GET` on the same path answers 200 when the
+robot can chat (the console hides its chat otherwise: 404).
+
+No `from __future__ import annotations` here: FastAPI reads these signatures at run time.
+"""
+
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import Field, ValidationError
+
+from tfrobot.brain.chain.events import ChainEvent, FinalMessage, TokenDelta
+from tfrobot.schema.message import UserMessage
+from tfrobotserver.actions.injected import Principal
+from tfrobotserver.app.auth import Authenticator
+from tfrobotserver.app.errors import ApiError, field_errors, internal_error
+from tfrobotserver.app.invoke import find_robot
+from tfrobotserver.app.routes import RuntimeDep, get_principal
+from tfrobotserver.app.runtime import Runtime
+from tfrobotserver.dtos.base import HttpModel
+from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input
+from tfrobotserver.robot.base import Robot
+
+router = APIRouter(prefix="/api")
+
+
+class ChatRequest(HttpModel):
+    """One user turn."""
+
+    message: str = Field(min_length=1)
+    conversation_id: str | None = None
+    dry_run: bool = False
+
+
+class ChatReply(HttpModel):
+    """The turn's answer and trace (or, for a dry run, the provider request)."""
+
+    conversation_id: str
+    message: dict[str, Any] | None = None
+    trace: list[dict[str, Any]] = Field(default_factory=list)
+    request: dict[str, Any] | None = None
+
+
+class ChatInfo(HttpModel):
+    """The robot can chat; its agent's components and tools."""
+
+    robot: str
+    llm: str
+    conversations: str
+    prompt: str | None
+    tools: list[str]
+
+
+def _chatting_robot(runtime: Runtime, robot: str) -> Robot:
+    found = find_robot(runtime, robot)
+    if found.agent is None:
+        raise ApiError(404, "not_found", f"robot {robot!r} has no agent (LLM and memory): it cannot chat")
+    return found
+
+
+def _reply(user_input: UserMessage, final: Any) -> ChatReply:
+    return ChatReply(
+        conversation_id=user_input.conversation_id or "",
+        message=final.model_dump(mode="json") if final is not None else None,
+        trace=[r.model_dump(mode="json") for r in user_input.intermediate_trace.ordered()],
+    )
+
+
+def _sse(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+@router.get("/robots/{robot}/chat", response_model=ChatInfo)
+async def chat_info(
+    robot: str, runtime: RuntimeDep, principal: Annotated[Principal, Depends(get_principal)]
+) -> ChatInfo:
+    """Whether and how the robot chats (404: it cannot)."""
+    Authenticator.require(principal, "read", "chat info")
+    found = _chatting_robot(runtime, robot)
+    agent = found.agent
+    assert agent is not None  # checked by _chatting_robot
+    return ChatInfo(
+        robot=found.name, llm=agent.llm, conversations=agent.conversations, prompt=agent.prompt, tools=list(agent.tools)
+    )
+
+
+@router.post("/robots/{robot}/chat", response_model=ChatReply)
+async def chat(
+    robot: str, runtime: RuntimeDep, principal: Annotated[Principal, Depends(get_principal)], request: Request
+) -> Response:
+    """One turn: the final message and its trace, as JSON or as server-sent events."""
+    found = _chatting_robot(runtime, robot)
+    try:
+        body = ChatRequest.model_validate_json((await request.body()).strip() or b"{}")
+    except ValidationError as exc:
+        errors = field_errors(exc.errors(include_url=False))
+        raise ApiError(422, "invalid_params", f"{len(errors)} invalid field(s) in the chat request", errors) from None
+    where = f"{robot}/chat"
+    if body.dry_run:
+        Authenticator.require(principal, "read", "a chat dry run")
+        try:
+            provider_request = await dry_run_request(found, body.message, body.conversation_id)
+        except Exception as exc:
+            raise internal_error(exc, f"{where} (dry run)") from None
+        reply = ChatReply(conversation_id=body.conversation_id or "", request=provider_request)
+        return JSONResponse(reply.model_dump(mode="json"))
+    Authenticator.require(principal, "write", "chatting (it stores the conversation)")
+    brain = build_brain(found)
+    user_input = new_input(body.message, body.conversation_id)
+    if "text/event-stream" in request.headers.get("accept", ""):
+        return StreamingResponse(_stream(brain.stream(user_input), user_input, where), media_type="text/event-stream")
+    try:
+        final = await brain.run(user_input)
+    except Exception as exc:
+        raise internal_error(exc, where) from None
+    return JSONResponse(_reply(user_input, final).model_dump(mode="json"))
+
+
+async def _stream(events: AsyncIterator[ChainEvent], user_input: UserMessage, where: str) -> AsyncIterator[bytes]:
+    final = None
+    try:
+        async for event in events:
+            yield _sse("event", event.model_dump(mode="json"))
+            if isinstance(event, TokenDelta):
+                yield _sse("delta", {"text": event.text})
+            elif isinstance(event, FinalMessage):
+                final = event.message
+    except Exception as exc:
+        err = internal_error(exc, where)
+        yield _sse("error", {"message": err.body.message, "errorId": err.body.error_id})
+        return
+    reply = _reply(user_input, final)
+    for record in reply.trace:
+        yield _sse("trace", {"record": record})
+    yield _sse("done", reply.model_dump(mode="json"))

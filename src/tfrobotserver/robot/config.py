@@ -1,0 +1,137 @@
+"""Robots from configuration: a YAML or JSON file per robot, validated into `RobotConfig`, built by `build_robot`.
+
+```yaml
+name: demo
+description: Offline demo
+llm: {provider: scripted, model: null, params: {}}   # any provider of create_llm; keys from the environment
+prompt: {template: "You are {{ robot }}.", defaults: {robot: Demo}}
+tools: [weather, chart]                              # demo tools of tfrobot.brain.demo, by name
+memory: {url: null}                                  # SQLMessageStore URL; null: the server's database
+documents: {collection: demo, seed_docs: 42}         # document memory (null: none)
+graph: {collection: demo, seed: demo}                # knowledge graph (null: none)
+```
+
+Components get fixed names: `llm`, `prompt`, `conversations`, `memory` (documents), `graph`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from tfrobotserver.actions.component import TFSComponent
+from tfrobotserver.dtos.factory.base import Edge, Node
+from tfrobotserver.robot.agent import check_tools
+from tfrobotserver.robot.base import AgentSpec, Robot
+from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
+from tfrobotserver.robot.factory.brain.llm import LLMComponent
+from tfrobotserver.robot.factory.brain.memory.graph_component import GraphComponent, demo_graph_elements
+from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
+from tfrobotserver.robot.factory.prompt import PromptComponent
+
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
+DEMO_CONFIG = Path(__file__).with_name("configs") / "demo.yaml"
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LLMConfig(_Config):
+    provider: str = "scripted"
+    model: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class PromptConfig(_Config):
+    template: str
+    defaults: dict[str, Any] = Field(default_factory=dict)
+
+
+class MemoryConfig(_Config):
+    url: str | None = None
+    """A SQLMessageStore URL; None: the server's own database."""
+    recall_turns: int = Field(default=20, ge=0)
+
+
+class DocumentsConfig(_Config):
+    collection: str | None = None
+    """Default: the robot's name."""
+    seed_docs: int = Field(default=0, ge=0)
+    file_types: dict[str, str] | None = None
+
+
+class GraphConfig(_Config):
+    collection: str | None = None
+    seed: Literal["demo", "none"] = "none"
+    nodes: list[Node] = Field(default_factory=list)
+    edges: list[Edge] = Field(default_factory=list)
+
+
+class RobotConfig(_Config):
+    """One robot."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    description: str = ""
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    prompt: PromptConfig | None = None
+    tools: list[str] = Field(default_factory=list)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    documents: DocumentsConfig | None = None
+    graph: GraphConfig | None = None
+    max_steps: int = Field(default=6, ge=1)
+
+
+def load_robot_config(path: Path) -> RobotConfig:
+    """Parse and validate one file (YAML or JSON by suffix); errors name the file."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        return RobotConfig.model_validate(data)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def build_robot(config: RobotConfig) -> Robot:
+    """The robot a configuration describes."""
+    check_tools(config.tools)
+    components: dict[str, TFSComponent] = {
+        "llm": LLMComponent(provider=config.llm.provider, model=config.llm.model, params=config.llm.params),
+        "conversations": ConversationsComponent(memory_url=config.memory.url),
+    }
+    if config.prompt is not None:
+        components["prompt"] = PromptComponent(template=config.prompt.template, defaults=config.prompt.defaults)
+    if config.documents is not None:
+        docs = config.documents
+        extra = {} if docs.file_types is None else {"file_types": docs.file_types}
+        components["memory"] = MemoryComponent(
+            collection=docs.collection or config.name, seed_docs=docs.seed_docs, **extra
+        )
+    if config.graph is not None:
+        graph = config.graph
+        nodes, edges = list(graph.nodes), list(graph.edges)
+        if graph.seed == "demo":
+            demo_nodes, demo_edges = demo_graph_elements()
+            nodes, edges = demo_nodes + nodes, demo_edges + edges
+        components["graph"] = GraphComponent(collection=graph.collection or config.name, nodes=nodes, edges=edges)
+    agent = AgentSpec(
+        prompt="prompt" if config.prompt is not None else None,
+        tools=tuple(config.tools),
+        recall_turns=config.memory.recall_turns,
+        max_steps=config.max_steps,
+    )
+    return Robot(config.name, components, description=config.description, agent=agent)
+
+
+def load_robot(path: Path) -> Robot:
+    """`build_robot(load_robot_config(path))`."""
+    return build_robot(load_robot_config(path))
+
+
+def robot_files(folder: Path) -> list[Path]:
+    """The robot configuration files of a folder, by name."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in CONFIG_SUFFIXES)

@@ -1,0 +1,107 @@
+"""The conversations component: what a robot said, with every turn's trace, over its `SQLMessageStore`.
+
+The store is the robot's memory (the agent loop writes there); its URL is configuration, and by
+default it is the server's own database. Migrations run once at start-up.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, PrivateAttr
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tfrobot.brain.memory import SQLMessageStore
+from tfrobot.schema.message import UserMessage
+from tfrobot.schema.message.base import content_text
+from tfrobotserver.actions.alias import ActionAlias
+from tfrobotserver.actions.component import TFSComponent
+from tfrobotserver.actions.decorator import tfs_action
+from tfrobotserver.actions.errors import ActionInputError
+from tfrobotserver.dtos.factory.brain.conversation import ChatMessageItem, ConversationItem
+from tfrobotserver.dtos.pageable import CursorPageableList
+
+ConversationId = Annotated[str, Field(min_length=1, json_schema_extra={"x-ref": "conversationId"})]
+PageSize = Annotated[int, Field(ge=1, le=200)]
+
+
+class ConversationsComponent(TFSComponent):
+    """A robot's conversation memory (`memory_url`: any SQLMessageStore URL; None: the server's database)."""
+
+    memory_url: str | None = None
+    _store: SQLMessageStore | None = PrivateAttr(default=None)
+
+    async def aon_startup(self, session: AsyncSession) -> None:
+        url = self.memory_url
+        if url is None:
+            bind = session.bind
+            url = bind.url.render_as_string(hide_password=False)  # type: ignore[union-attr]
+        store = SQLMessageStore(url)
+        await store.migrate()
+        self._store = store
+
+    @property
+    def store(self) -> SQLMessageStore:
+        """The message store (opened at start-up)."""
+        if self._store is None:
+            raise RuntimeError("the conversations component is used before the server started it")
+        return self._store
+
+    async def aclose(self) -> None:
+        """Release the store's connections."""
+        if self._store is not None:
+            await self._store.aclose()
+            self._store = None
+
+    @tfs_action(
+        alias=ActionAlias(category="pageable", resource="conversation", resource_op_type="get_list"),
+        description="Conversations, most recently active first.",
+    )
+    async def aget_conversations(
+        self, cursor: str | None = None, page_size: PageSize = 20
+    ) -> CursorPageableList[ConversationItem]:
+        try:
+            page = await self.store.list_conversations(cursor, limit=page_size)
+        except ValueError as exc:
+            raise ActionInputError("cursor", str(exc), cursor) from None
+        items = [ConversationItem.model_validate(info.model_dump()) for info in page.items]
+        return CursorPageableList[ConversationItem](
+            items=items, cursor=cursor, page_size=page_size, next_cursor=page.next_cursor
+        )
+
+    @tfs_action(
+        alias=ActionAlias(category="pageable", resource="message", resource_op_type="get_list"),
+        description="A conversation's messages, oldest first, each user message with its turn's trace.",
+    )
+    async def aget_messages(
+        self, conversation_id: ConversationId, cursor: str | None = None, page_size: PageSize = 50
+    ) -> CursorPageableList[ChatMessageItem]:
+        try:
+            page = await self.store.get_messages(conversation_id, cursor, limit=page_size)
+        except ValueError as exc:
+            raise ActionInputError("cursor", str(exc), cursor) from None
+        items = [
+            ChatMessageItem(
+                msg_id=msg.msg_id,
+                role=msg.role,
+                msg_type=getattr(msg, "msg_type", None),
+                text=content_text(msg.content),
+                create_ts=msg.create_ts,
+                message=msg.model_dump(mode="json"),
+                trace=[r.model_dump(mode="json") for r in msg.intermediate_trace.ordered()]
+                if isinstance(msg, UserMessage)
+                else [],
+            )
+            for msg in page.items
+        ]
+        return CursorPageableList[ChatMessageItem](
+            items=items, cursor=cursor, page_size=page_size, next_cursor=page.next_cursor
+        )
+
+    @tfs_action(alias=ActionAlias(category="pageable", resource="conversation", resource_op_type="delete"))
+    async def adelete_conversation(self, conversation_id: ConversationId) -> int:
+        """Delete a conversation and its messages; returns how many messages were deleted."""
+        deleted = await self.store.delete_conversation(conversation_id)
+        if deleted == 0:
+            raise ActionInputError("conversation_id", "no such conversation", conversation_id)
+        return deleted

@@ -1,0 +1,202 @@
+"""Run-time configuration of components: validated, persisted, effective at once, and recorded.
+
+A component's configuration is its pydantic fields. A config action (`resource_op_type="config"`)
+calls `ConfigurableMixin._change_config`, which
+
+1. validates the whole new configuration with the component's own model (a bad value is a 422
+   naming the field, and nothing changes);
+2. saves it with `SaverLoader` into the server's SQL store (`component_configs`, a `DocumentStore`
+   over the action's session) so that a restart starts from it (`load_saved_config`);
+3. writes one `config_changes` row per changed field: who, when, the old and the new value —
+   listed, newest first, by the pageable action `aget_config_changes`;
+4. applies it to the live component when that transaction commits (the next request sees it; no
+   restart).
+
+Either the change is saved, recorded and applied, or none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field, ValidationError
+from sqlalchemy import JSON, BigInteger, Column, Integer, String, Table, Text, event, func, insert, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tfrobot.schema.saver_loader import SaverLoader
+from tfrobotserver.actions.alias import ActionAlias
+from tfrobotserver.actions.component import TFSComponent
+from tfrobotserver.actions.decorator import tfs_action
+from tfrobotserver.actions.errors import ActionInputError
+from tfrobotserver.actions.injected import Principal
+from tfrobotserver.dtos.base import HttpModel
+from tfrobotserver.dtos.pageable import PageableList
+from tfrobotserver.storage import metadata
+
+CONFIG_KIND = "component-config"
+
+component_configs = Table(
+    "component_configs",
+    metadata,
+    Column("kind", String(100), primary_key=True),
+    Column("key", String(300), primary_key=True),
+    Column("payload", Text, nullable=False),
+    Column("updated_ts", BigInteger, nullable=False),
+)
+
+config_changes = Table(
+    "config_changes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("component_path", String(300), nullable=False, index=True),
+    Column("field", String(128), nullable=False),
+    Column("old_value", JSON, nullable=True),
+    Column("new_value", JSON, nullable=True),
+    Column("changed_by", String(255), nullable=False),
+    Column("changed_ts", BigInteger, nullable=False),
+)
+
+
+class SessionDocumentStore:
+    """`DocumentStore` over the server's `component_configs` table, inside the caller's transaction."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    def __repr__(self) -> str:
+        return "SessionDocumentStore(component_configs)"
+
+    async def put_document(self, kind: str, key: str, payload: str) -> None:
+        table = component_configs
+        where = (table.c.kind == kind) & (table.c.key == key)
+        await self.session.execute(table.delete().where(where))
+        await self.session.execute(
+            insert(table).values(kind=kind, key=key, payload=payload, updated_ts=int(time.time() * 1000))
+        )
+
+    async def get_document(self, kind: str, key: str) -> str | None:
+        table = component_configs
+        query = select(table.c.payload).where(table.c.kind == kind, table.c.key == key)
+        return (await self.session.execute(query)).scalar_one_or_none()
+
+
+class ConfigChange(HttpModel):
+    """One recorded change of one configuration field."""
+
+    change_id: int
+    component: str
+    field: str
+    old_value: Any = None
+    new_value: Any = None
+    changed_by: str
+    changed_ts: int = Field(description="When (ms since the epoch, UTC).")
+
+
+class ConfigUpdate(HttpModel):
+    """What a config action did: the fields it changed and the configuration now in effect."""
+
+    changed: list[str]
+    config: dict[str, Any]
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+class ConfigurableMixin(TFSComponent):
+    """Base of components whose configuration can be changed at run time through config actions."""
+
+    __tfs_secret_fields__: ClassVar[frozenset[str]] = frozenset()
+    """Fields whose values are never written to the change log (only that they changed)."""
+
+    def _saver(self) -> SaverLoader[Any]:
+        return SaverLoader(type(self), kind=CONFIG_KIND)
+
+    def _config_applied(self) -> None:
+        """Hook: drop whatever was built from the old configuration (a cached client, say)."""
+
+    async def load_saved_config(self, session: AsyncSession) -> bool:
+        """Apply the configuration saved by an earlier config action, if any (called at start-up)."""
+        store = SessionDocumentStore(session)
+        if await store.get_document(CONFIG_KIND, self.tfs_path) is None:
+            return False
+        self._apply(await self._saver().aload(store, self.tfs_path))
+        return True
+
+    def _apply(self, new: TFSComponent) -> None:
+        for name in type(self).model_fields:
+            object.__setattr__(self, name, getattr(new, name))
+        self._config_applied()
+
+    async def _change_config(
+        self, session: AsyncSession, principal: Principal, changes: dict[str, Any]
+    ) -> ConfigUpdate:
+        """Validate, save, apply and record `changes` (field → new value); see the module docstring."""
+        current = self.model_dump(mode="python")
+        try:
+            new = type(self).model_validate({**current, **changes})
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            cause = first.get("ctx", {}).get("error")
+            if isinstance(cause, ActionInputError):  # raised by the component's own checks while validating
+                raise cause from None
+            path = ".".join(str(p) for p in first["loc"]) or "config"
+            raise ActionInputError(path, first["msg"], first.get("input")) from None
+        new._tfs_robot, new._tfs_name = self._tfs_robot, self._tfs_name
+        self._validate_config(new)
+        old_json = self.model_dump(mode="json")
+        new_json = new.model_dump(mode="json")
+        changed = [name for name in changes if old_json.get(name) != new_json.get(name)]
+        if changed:
+            await self._saver().asave(new, SessionDocumentStore(session), self.tfs_path)
+            now = int(time.time() * 1000)
+            secret = type(self).__tfs_secret_fields__
+            rows = [
+                {
+                    "component_path": self.tfs_path,
+                    "field": name,
+                    "old_value": None if name in secret else _jsonable(old_json.get(name)),
+                    "new_value": None if name in secret else _jsonable(new_json.get(name)),
+                    "changed_by": principal.name,
+                    "changed_ts": now,
+                }
+                for name in changed
+            ]
+            await session.execute(insert(config_changes), rows)
+            # live only once saved: a transaction that fails to commit leaves the running component as it was
+            event.listen(session.sync_session, "after_commit", lambda _session: self._apply(new), once=True)
+        return ConfigUpdate(changed=changed, config=new_json)
+
+    def _validate_config(self, new: Any) -> None:
+        """Hook: checks beyond the field types (raise `ActionInputError`); e.g. that an LLM can be built."""
+
+    @tfs_action(
+        alias=ActionAlias(category="pageable", resource="config_change", resource_op_type="get_list"),
+        description="The configuration changes of this component, newest first: who, when, old and new value.",
+    )
+    async def aget_config_changes(
+        self,
+        async_session: AsyncSession,
+        page: Annotated[int, Field(ge=1)] = 1,
+        page_size: Annotated[int, Field(ge=1, le=200)] = 20,
+    ) -> PageableList[ConfigChange]:
+        table = config_changes
+        where = table.c.component_path == self.tfs_path
+        total = (await async_session.execute(select(func.count()).select_from(table).where(where))).scalar_one()
+        query = select(table).where(where).order_by(table.c.id.desc()).limit(page_size).offset((page - 1) * page_size)
+        rows = (await async_session.execute(query)).mappings().all()
+        items = [
+            ConfigChange(
+                change_id=r["id"],
+                component=r["component_path"],
+                field=r["field"],
+                old_value=r["old_value"],
+                new_value=r["new_value"],
+                changed_by=r["changed_by"],
+                changed_ts=r["changed_ts"],
+            )
+            for r in rows
+        ]
+        return PageableList[ConfigChange](items=items, page=page, page_size=page_size, total=total)

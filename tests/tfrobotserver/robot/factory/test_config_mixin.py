@@ -1,0 +1,65 @@
+"""Config changes record who made them (the token's name) and need the write scope."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from tfrobotserver.actions.injected import Principal
+from tfrobotserver.app.factory import create_app
+from tfrobotserver.app.settings import ServerSettings, TokenConfig
+from tfrobotserver.robot.demo import build_demo_robot
+
+READER = "reader-secret-0123456789"
+EDITOR = "editor-secret-0123456789"
+
+
+async def test_change_log_names_the_caller_and_readers_cannot_change(tmp_path: Path) -> None:
+    tokens = [
+        TokenConfig(name="reader", scopes=["read"], secret=SecretStr(READER)),
+        TokenConfig(name="ada", scopes=["read", "write"], secret=SecretStr(EDITOR)),
+    ]
+    app = create_app(ServerSettings(data_dir=tmp_path, tokens=tokens), robots=[build_demo_robot()])
+    base = "/api/robots/demo/components/prompt/actions"
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+        reader = {"Authorization": f"Bearer {READER}"}
+        editor = {"Authorization": f"Bearer {EDITOR}"}
+        denied = await client.post(f"{base}/aset_template", json={"template": "x"}, headers=reader)
+        assert denied.status_code == 403
+        chat = await client.post("/api/robots/demo/chat", json={"message": "hi"}, headers=reader)
+        assert chat.status_code == 403
+        ok = await client.post(f"{base}/aset_template", json={"template": "Hello {{ who }}"}, headers=editor)
+        assert ok.json()["changed"] == ["template"]
+        log = (await client.post(f"{base}/aget_config_changes", json={}, headers=reader)).json()
+        assert [(c["field"], c["changedBy"], c["newValue"]) for c in log["items"]] == [
+            ("template", "ada", "Hello {{ who }}")
+        ]
+    await app.state.runtime.aclose()
+
+
+async def test_a_change_goes_live_only_when_its_transaction_commits(tmp_path: Path) -> None:
+    app = create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()])
+    runtime = app.state.runtime
+    await runtime.ensure_started()
+    prompt = runtime.robots["demo"].components["prompt"]
+    before = prompt.template
+
+    async def change_then_fail() -> None:
+        async with runtime.sessions.begin() as session:
+            update = await prompt._change_config(session, Principal("t"), {"template": "Rolled back"})
+            assert update.config["template"] == "Rolled back"
+            assert prompt.template == before  # not live before the commit
+            raise RuntimeError("abort")
+
+    with pytest.raises(RuntimeError, match="abort"):
+        await change_then_fail()
+    assert prompt.template == before
+    async with runtime.sessions.begin() as session:
+        await prompt._change_config(session, Principal("t"), {"template": "Kept"})
+    assert prompt.template == "Kept"
+    async with runtime.sessions() as session:
+        assert (await prompt.aget_config_changes(session)).total == 1
+    await runtime.aclose()
