@@ -11,7 +11,7 @@ WEB_DEPS := web/node_modules/.ci-$(shell cat web/package-lock.json | cksum | cut
 WEB_SRC  := $(shell find web/src web/index.html web/vite.config.ts web/tsconfig.json -type f 2>/dev/null)
 CONSOLE  := src/tfrobotserver/static/index.html
 
-.PHONY: help venv run test lint typecheck pytest bench clean web webcheck chromium screenshots
+.PHONY: help venv run test lint typecheck pytest bench soak clean web webcheck chromium screenshots
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -62,6 +62,10 @@ test: lint typecheck webcheck web chromium pytest ## Everything CI runs (Python 
 
 screenshots: $(STAMP) $(CONSOLE) $(CHROMIUM) ## Re-take the README's screenshots (docs/screenshots/)
 	TFROBOT_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e
+
+soak: $(STAMP) ## Long reliability runs (loopback only, ~6 min): more fuzzing and faults, then 200 clients x 60 s x 3
+	RELIABILITY_SOAK=1 $(BIN)/pytest -q -s tests/reliability
+	$(BIN)/python -m tests.reliability.load --clients 200 --seconds 60 --runs 3 --procs 2
 
 bench: $(STAMP) ## Benchmarks against peers (prints ratios): every bench/*.py that exists
 	@for script in bench/*.py; do \

@@ -106,8 +106,13 @@ class Runtime:
             self._started = True
 
     async def aclose(self) -> None:
-        """Release database connections (the engine's and the components' own stores)."""
-        for robot in self.robots.values():
-            for component in robot.components.values():
-                await component.aclose()
-        await self.engine.dispose()
+        """Release database connections (the engine's and the components' own stores).
+
+        The runtime may be started again afterwards (a lifespan per test client, a reloaded app): start-up
+        then runs anew, reopening what components closed."""
+        async with self._lock:
+            for robot in self.robots.values():
+                for component in robot.components.values():
+                    await component.aclose()
+            await self.engine.dispose()
+            self._started = False

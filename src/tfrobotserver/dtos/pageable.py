@@ -11,13 +11,20 @@ all rows (e.g. `"allDocIds": "items[*].docId"`) for batch actions.
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Annotated, Generic, TypeAlias, TypeVar
 
 from pydantic import Field
 
 from tfrobotserver.dtos.base import HttpModel
 
 T = TypeVar("T")
+
+MAX_PAGE = 2**31 - 1
+"""The largest page number a get_list accepts: larger ones cannot reach a database as an OFFSET on every
+dialect (SQLite overflows), so they are refused as invalid (422) instead of failing there (500)."""
+
+PageNumber: TypeAlias = Annotated[int, Field(ge=1, le=MAX_PAGE, description="1-based page number")]
+"""The `page` parameter of every page-number get_list."""
 
 
 class BasePageableList(HttpModel, Generic[T]):

@@ -125,3 +125,15 @@ async def test_500_has_an_error_id_and_no_internals(
         assert "Traceback" not in response.text
         assert body["errorId"] in caplog.text
     assert INTERNAL_DETAIL in caplog.text  # the log keeps what the response hides
+
+
+@pytest.mark.parametrize(
+    ("component", "action"), [("memory", "aget_docs"), ("graph", "aget_nodes"), ("llm", "aget_config_changes")]
+)
+async def test_a_page_beyond_what_a_database_can_offset_is_a_422(
+    client: httpx.AsyncClient, component: str, action: str
+) -> None:
+    """Regression (found by schemathesis): page 461168601842738792 reached SQLite as an OFFSET (500)."""
+    response = await call(client, component, action, {"page": 461168601842738792})
+    assert response.status_code == 422, response.text
+    assert [(e["path"], e["type"]) for e in response.json()["errors"]] == [("page", "less_than_equal")]

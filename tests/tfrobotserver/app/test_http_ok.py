@@ -14,7 +14,7 @@ from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.robot.demo import build_demo_robot
 from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
 
-from .conftest import call
+from .conftest import ACTIONS, call, robots
 
 
 async def test_list_robots(client: httpx.AsyncClient) -> None:
@@ -171,3 +171,17 @@ def test_lifespan_starts_and_warns_without_tokens(tmp_path: Path, caplog: pytest
     with TestClient(app) as client:
         assert client.get("/api/robots").json()[0]["name"] == "lifespan"
     assert "no token configured" in caplog.text
+
+
+async def test_the_app_can_be_closed_and_started_again(settings: ServerSettings) -> None:
+    """Regression: a second lifespan (a new test client, a reload) found the components' stores closed."""
+    app = create_app(settings, robots=robots())
+    for _ in range(2):
+        async with (
+            app.router.lifespan_context(app),
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://tfrobot.test") as client,
+        ):
+            response = await client.post(
+                ACTIONS.format(component="conversations", action="aget_conversations"), json={}
+            )
+            assert response.status_code == 200, response.text

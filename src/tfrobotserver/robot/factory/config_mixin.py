@@ -32,7 +32,7 @@ from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.dtos.base import HttpModel
-from tfrobotserver.dtos.pageable import PageableList
+from tfrobotserver.dtos.pageable import PageableList, PageNumber
 from tfrobotserver.storage import metadata
 
 CONFIG_KIND = "component-config"
@@ -179,7 +179,7 @@ class ConfigurableMixin(TFSComponent):
     async def aget_config_changes(
         self,
         async_session: AsyncSession,
-        page: Annotated[int, Field(ge=1)] = 1,
+        page: PageNumber = 1,
         page_size: Annotated[int, Field(ge=1, le=200)] = 20,
     ) -> PageableList[ConfigChange]:
         table = config_changes

@@ -49,7 +49,7 @@ from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.typing_tools import class_bindings
 from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDocPage, TDoc
-from tfrobotserver.dtos.pageable import CursorPageableList
+from tfrobotserver.dtos.pageable import CursorPageableList, PageNumber
 from tfrobotserver.storage import metadata
 
 memory_docs = Table(
@@ -92,20 +92,21 @@ _drop_fts = DDL("DROP TABLE IF EXISTS memory_docs_fts")  # type: ignore[no-untyp
 event.listen(memory_docs, "before_drop", _drop_fts.execute_if(dialect="sqlite"))
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
-_MAX_ID = 2**31 - 1
-"""Ids are INTEGER: a cursor past the range is refused rather than sent to the database."""
 
 
 def _after(cursor: str | None) -> int:
     """The id a cursor stands for (0 for the first page)."""
     if cursor is None or cursor == "":
         return 0
-    if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > _MAX_ID:
+    if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > MAX_ID:
         raise ActionInputError("cursor", "must be a nextCursor returned by this action", cursor)
     return int(cursor)
 
 
-DocId = Annotated[int, Field(ge=1, json_schema_extra={"x-ref": "docId"})]
+MAX_ID = 2**31 - 1
+"""The largest document id (and page number): `id` is a 32-bit INTEGER on PostgreSQL, and a larger
+parameter would fail in the database (a 500) instead of being refused as invalid (a 422)."""
+DocId = Annotated[int, Field(ge=1, le=MAX_ID, json_schema_extra={"x-ref": "docId"})]
 PageSize = Annotated[int, Field(ge=1, le=200)]
 
 
@@ -152,7 +153,7 @@ class DpeManageMixin(Generic[TDoc]):
     async def aget_docs(
         self,
         async_session: AsyncSession,
-        page: Annotated[int, Field(ge=1, json_schema_extra={"x-default": "page"})] = 1,
+        page: Annotated[PageNumber, Field(json_schema_extra={"x-default": "page"})] = 1,
         page_size: Annotated[PageSize, Field(json_schema_extra={"x-default": "pageSize"})] = 20,
     ) -> AIMemoryDocPage[TDoc]:
         where = memory_docs.c.collection == self.collection
@@ -254,7 +255,9 @@ class DpeManageMixin(Generic[TDoc]):
     async def adelete_docs(
         self,
         async_session: AsyncSession,
-        doc_ids: Annotated[list[int], Field(min_length=1, json_schema_extra={"x-ref": "allDocIds"})],
+        doc_ids: Annotated[
+            list[Annotated[int, Field(ge=1, le=MAX_ID)]], Field(min_length=1, json_schema_extra={"x-ref": "allDocIds"})
+        ],
     ) -> int:
         """Delete every listed document of this collection (the page's batch action); returns the count."""
         where = (memory_docs.c.collection == self.collection) & memory_docs.c.id.in_(doc_ids)

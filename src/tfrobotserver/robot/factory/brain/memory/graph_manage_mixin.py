@@ -40,7 +40,7 @@ from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.dtos.factory.base import Edge, Node
 from tfrobotserver.dtos.graph import Graph
-from tfrobotserver.dtos.pageable import PageableList
+from tfrobotserver.dtos.pageable import PageableList, PageNumber
 from tfrobotserver.storage import metadata
 
 graph_nodes = Table(
@@ -188,7 +188,7 @@ class GraphManageMixin:
     async def aget_nodes(
         self,
         async_session: AsyncSession,
-        page: Annotated[int, Field(ge=1)] = 1,
+        page: PageNumber = 1,
         page_size: Annotated[int, Field(ge=1, le=200)] = 20,
     ) -> PageableList[Node]:
         where = graph_nodes.c.collection == self.collection
