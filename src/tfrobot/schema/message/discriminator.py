@@ -294,9 +294,11 @@ def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) 
                 return DEFAULT_TAG
             return tag if tag in choices else _LATE_TAG
         kind = type(v)
-        if kind is cls:
-            return DEFAULT_TAG
-        return compiled.get(kind, _LATE_TAG)
+        if kind in compiled:
+            return compiled[kind]
+        if kind is not cls and kind in _TAG_OF and issubclass(kind, cls):
+            return _LATE_TAG
+        return DEFAULT_TAG  # the class itself, or not a message at all: the fallback model reports it
 
     exact = core_schema.tagged_union_schema(choices, discriminator=discriminate)
     from_json = core_schema.union_schema(
