@@ -34,6 +34,11 @@ class ApiError(Exception):
         self.body = ErrorBody(error=error, message=message, errors=errors, error_id=error_id)
 
 
+def _jsonable(value: Any) -> Any:
+    """An error's input as JSON can carry it: a body that is not UTF-8 is echoed with replacement characters."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray) else value
+
+
 def field_errors(details: Iterable[ErrorDetails | Mapping[str, Any]], skip_prefix: int = 0) -> list[FieldError]:
     """pydantic error details as path / message / type / value, one per invalid field."""
     out: list[FieldError] = []
@@ -44,7 +49,7 @@ def field_errors(details: Iterable[ErrorDetails | Mapping[str, Any]], skip_prefi
                 path=".".join(loc) or "(params)",
                 message=str(d.get("msg", "")),
                 type=str(d.get("type", "")),
-                value=d.get("input"),
+                value=_jsonable(d.get("input")),
             )
         )
     return out

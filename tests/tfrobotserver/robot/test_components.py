@@ -63,7 +63,7 @@ def test_mixin_typevars_are_substituted() -> None:
 def test_seed_params_schemas_keep_protocol_keys() -> None:
     memory = MemoryComponent.tfs_bound_actions()
     assert memory["aupdate_doc"].params_schema["properties"] == {
-        "doc_id": {"minimum": 1, "title": "Doc Id", "type": "integer", "x-ref": "docId"},
+        "doc_id": {"maximum": 2**31 - 1, "minimum": 1, "title": "Doc Id", "type": "integer", "x-ref": "docId"},
         "keywords": {"items": {"type": "string"}, "title": "Keywords", "type": "array", "x-default": "keywords"},
         "metadata": {"additionalProperties": True, "title": "Metadata", "type": "object", "x-default": "docMetadata"},
     }

@@ -46,7 +46,10 @@ memory_docs = Table(
     Column("doc_metadata", JSON, nullable=False),
 )
 
-DocId = Annotated[int, Field(ge=1, json_schema_extra={"x-ref": "docId"})]
+MAX_ID = 2**31 - 1
+"""The largest document id (and page number): `id` is a 32-bit INTEGER on PostgreSQL, and a larger
+parameter would fail in the database (a 500) instead of being refused as invalid (a 422)."""
+DocId = Annotated[int, Field(ge=1, le=MAX_ID, json_schema_extra={"x-ref": "docId"})]
 PageSize = Annotated[int, Field(ge=1, le=200)]
 
 
@@ -90,7 +93,7 @@ class DpeManageMixin(Generic[TDoc]):
         description="Documents, one page at a time (page numbers).",
     )
     async def aget_docs(
-        self, async_session: AsyncSession, page: Annotated[int, Field(ge=1)] = 1, page_size: PageSize = 20
+        self, async_session: AsyncSession, page: Annotated[int, Field(ge=1, le=MAX_ID)] = 1, page_size: PageSize = 20
     ) -> AIMemoryDocPage[TDoc]:
         where = memory_docs.c.collection == self.collection
         total = (await async_session.execute(select(func.count()).select_from(memory_docs).where(where))).scalar_one()
@@ -149,7 +152,9 @@ class DpeManageMixin(Generic[TDoc]):
     async def adelete_docs(
         self,
         async_session: AsyncSession,
-        doc_ids: Annotated[list[int], Field(min_length=1, json_schema_extra={"x-ref": "allDocIds"})],
+        doc_ids: Annotated[
+            list[Annotated[int, Field(ge=1, le=MAX_ID)]], Field(min_length=1, json_schema_extra={"x-ref": "allDocIds"})
+        ],
     ) -> int:
         """Delete every listed document of this collection (the page's batch action); returns the count."""
         where = (memory_docs.c.collection == self.collection) & memory_docs.c.id.in_(doc_ids)
