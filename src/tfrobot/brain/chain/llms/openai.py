@@ -24,7 +24,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     import_sdk,
     provider_of,
 )
-from tfrobot.brain.chain.llms.errors import translate_sdk_error
+from tfrobot.brain.chain.llms.errors import ProviderUnavailableError, translate_sdk_error
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.stream import FinishDelta, ReasoningDelta, StreamDelta, TextDelta, ToolCallDelta
 from tfrobot.brain.chain.llms.tools import ToolDefinition
@@ -285,6 +285,12 @@ class OpenAIChat(ChatLLM):
                 state.finish_reason = choice["finish_reason"]
 
     def _finish(self, state: _StreamState) -> FinishDelta:
+        if state.finish_reason is None:
+            # The body ended without a finish reason: the connection was cut short, and what arrived is
+            # half an answer. Failing the turn keeps its trace; returning it would store it as complete.
+            raise ProviderUnavailableError(
+                self.provider, "the stream ended before the response was complete (no finish reason); retry the turn"
+            )
         return FinishDelta(
             finish_reason=_finish_reason(state.finish_reason), usage=state.usage, model=self._model_tag(state.model)
         )
