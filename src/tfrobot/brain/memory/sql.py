@@ -177,6 +177,40 @@ def _title(msg: BaseMessage) -> str | None:
     return text[:_TITLE_CHARS] or None
 
 
+_UNAVAILABLE_STATES: Final = ("08", "57P01", "57P02", "57P03", "53300")
+"""SQLSTATEs that mean "the server is not there for us right now": connection exceptions, shutdown, starting
+up, too many connections. asyncpg reports them as plain DBAPIErrors, not OperationalErrors."""
+
+
+def _driver_interface_error(exc: BaseException) -> bool:
+    """A database driver's own (unwrapped) interface error, such as asyncpg's "connection is closed"."""
+    return type(exc).__module__.startswith("asyncpg") and any(
+        cls.__name__ == "InterfaceError" for cls in type(exc).__mro__
+    )
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """`exc`, the driver error it wraps, and what caused those (SQLAlchemy and asyncpg nest them)."""
+    found: list[BaseException] = []
+    todo: list[BaseException | None] = [exc]
+    while todo and len(found) < 10:
+        item = todo.pop()
+        if item is None or item in found:
+            continue
+        found.append(item)
+        orig = getattr(item, "orig", None)
+        todo += [orig if isinstance(orig, BaseException) else None, item.__cause__, item.__context__]
+    return found
+
+
+def _unavailable_state(orig: object) -> bool:
+    state = getattr(orig, "sqlstate", None)
+    if not isinstance(state, str):
+        return False
+    # 55000 is a generic state; it means unavailable only when a database refuses new connections.
+    return state.startswith(_UNAVAILABLE_STATES) or (state == "55000" and "accepting connections" in str(orig))
+
+
 class SQLMessageStore(MessageStore):
     """The SQL memory store. ``await SQLMessageStore.open()`` gives a migrated store on the default SQLite file.
 
@@ -235,7 +269,7 @@ class SQLMessageStore(MessageStore):
 
     # -- errors and transactions -------------------------------------------------------------------------
 
-    def _translate(self, exc: sa.exc.DBAPIError | OSError) -> Exception:
+    def _translate(self, exc: Exception) -> Exception:
         """The error to raise for a failed database call: ours for connection and schema trouble, else as is."""
         orig = getattr(exc, "orig", None) or exc
         cause = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
@@ -245,7 +279,8 @@ class SQLMessageStore(MessageStore):
                 "(or open it with `await SQLMessageStore.open(url)`)."
             )
         lost = isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
-        if not (lost or isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError)):
+        driver = any(_driver_interface_error(e) or _unavailable_state(e) for e in _causes(exc))
+        if not (lost or driver or isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError)):
             return exc
         if self.dialect == "sqlite":
             fix = (
@@ -276,6 +311,14 @@ class SQLMessageStore(MessageStore):
                     return await work(conn)
             except (sa.exc.DBAPIError, OSError) as exc:
                 if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated and attempt == 1:
+                    continue
+                raise self._translate(exc) from exc
+            except Exception as exc:
+                # The pool can check out a connection the server has just closed and raise the driver's own
+                # error, unwrapped (asyncpg: InterfaceError "connection is closed"); it is a lost connection.
+                if not _driver_interface_error(exc):
+                    raise
+                if attempt == 1:
                     continue
                 raise self._translate(exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover

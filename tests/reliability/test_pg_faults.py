@@ -1,0 +1,124 @@
+"""PostgreSQL connections killed (`pg_terminate_backend`) while Brain turns are synced under load.
+
+Workers run demo turns (ScriptedChat via `demo_chain`: tool calls, a TFL script, an image attachment)
+in their own conversations through one store, as a server does, while a killer terminates every other
+backend of the database again and again. Afterwards: every accepted turn (one whose `run` returned) is
+in the database, in order, exactly once; every failed turn failed with `MemoryStoreUnavailable`; after
+the outage every worker's next turn succeeds, on the same store object (no restart of ours).
+`RELIABILITY_SOAK=1` runs more workers, turns and kills.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import Counter
+
+import asyncpg
+import pytest
+from sqlalchemy.engine import make_url
+
+from tests.conftest import pg_execute, run_sync
+from tfrobot.brain.brain import Brain
+from tfrobot.brain.demo import demo_chain
+from tfrobot.brain.memory import MemoryStoreUnavailable, SQLMessageStore
+from tfrobot.schema.message import TextMessage
+
+SOAK = os.environ.get("RELIABILITY_SOAK") == "1"
+WORKERS, TURNS, KILLS = (32, 40, 300) if SOAK else (8, 8, 25)
+QUESTIONS = ["weather in Paris and Tokyo?", "and tomorrow?"]
+
+
+async def _killer(url: str, stop: asyncio.Event, kills: list[int]) -> None:
+    conn = await asyncpg.connect(make_url(url).set(drivername="postgresql").render_as_string(hide_password=False))
+    try:
+        while not stop.is_set() and len(kills) < KILLS:
+            killed = await conn.fetchval(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            kills.append(int(killed))
+            await asyncio.sleep(0.02)
+    finally:
+        await conn.close()
+
+
+async def _worker(brain: Brain, name: str, accepted: list[str], failed: list[BaseException]) -> None:
+    for turn in range(TURNS):
+        user = TextMessage(content=QUESTIONS[turn % 2], conversation_id=name)
+        try:
+            answer = await brain.run(user)
+        except Exception as exc:
+            failed.append(exc)
+            continue
+        accepted += [user.msg_id, answer.msg_id]
+
+
+async def test_killed_connections_lose_no_accepted_turn(pg_url: str) -> None:
+    run_sync(pg_execute(pg_url, "TRUNCATE messages, conversations, documents RESTART IDENTITY"))
+    store = SQLMessageStore(pg_url)
+    brain = Brain(demo_chain(), store)
+    accepted: dict[str, list[str]] = {f"w{i}": [] for i in range(WORKERS)}
+    failed: list[BaseException] = []
+    kills: list[int] = []
+    stop = asyncio.Event()
+    start = time.perf_counter()
+    try:
+        killer = asyncio.create_task(_killer(pg_url, stop, kills))
+        await asyncio.gather(*(_worker(brain, name, ids, failed) for name, ids in accepted.items()))
+        stop.set()
+        await killer
+
+        for name, ids in accepted.items():  # after the outage, the same store object serves again
+            user = TextMessage(content=QUESTIONS[0], conversation_id=name)
+            answer = await brain.run(user)
+            ids += [user.msg_id, answer.msg_id]
+
+        checked = 0
+        for name, ids in accepted.items():
+            stored = [m.msg_id for m in await store.recall(name)]
+            assert not [k for k, n in Counter(stored).items() if n > 1], f"{name}: duplicated messages"
+            positions = [stored.index(i) for i in ids]  # ValueError here = a lost message
+            assert positions == sorted(positions), f"{name}: accepted turns out of order"
+            checked += len(stored)
+    finally:
+        stop.set()
+        await store.aclose()
+    assert all(isinstance(exc, MemoryStoreUnavailable) for exc in failed), {
+        f"{type(e).__module__}.{type(e).__name__}: {e}" for e in failed if not isinstance(e, MemoryStoreUnavailable)
+    }
+    assert sum(kills) > 0, "no connection was ever killed: the test did not test anything"
+    print(
+        f"\npg faults: {WORKERS} workers x {TURNS + 1} turns, {len(kills)} kill rounds ({sum(kills)} backends "
+        f"terminated), {sum(len(v) for v in accepted.values()) // 2} turns accepted, {len(failed)} failed clearly, "
+        f"{checked} messages checked, 0 lost, 0 duplicated, {time.perf_counter() - start:.1f}s"
+    )
+
+
+@pytest.mark.parametrize("turns", [3])
+async def test_the_outage_is_reported_and_then_over(pg_url: str, turns: int) -> None:
+    """With the database refusing connections, a turn fails with the fix in the message; once it accepts
+    them again, the next turn on the same Brain succeeds."""
+    admin = make_url(pg_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    name = make_url(pg_url).database
+    store = SQLMessageStore(pg_url)
+    brain = Brain(demo_chain(), store)
+    try:
+        await brain.run(TextMessage(content="and tomorrow?", conversation_id="o"))
+        conn = await asyncpg.connect(admin.rsplit("/", 1)[0] + "/postgres")
+        try:
+            await conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+            await conn.execute(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
+            for _ in range(turns):
+                with pytest.raises(MemoryStoreUnavailable, match="Fix: check that PostgreSQL is running"):
+                    await brain.run(TextMessage(content="and tomorrow?", conversation_id="o"))
+        finally:
+            await conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+            await conn.close()
+        after = TextMessage(content="and tomorrow?", conversation_id="o")
+        answer = await brain.run(after)
+        ids = [m.msg_id for m in await store.recall("o")]
+        assert ids[-2:] == [after.msg_id, answer.msg_id]
+    finally:
+        await store.aclose()
