@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run test lint typecheck pytest bench clean
+.PHONY: help venv run test lint typecheck pytest bench soak clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -32,6 +32,10 @@ pytest: $(STAMP) ## The test suite only
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest ## Everything CI runs
+
+soak: $(STAMP) ## Long reliability runs (loopback only, ~6 min): more fuzzing and faults, then 200 clients x 60 s x 3
+	RELIABILITY_SOAK=1 $(BIN)/pytest -q -s tests/reliability
+	$(BIN)/python -m tests.reliability.load --clients 200 --seconds 60 --runs 3
 
 bench: $(STAMP) ## Benchmarks against peers (prints ratios): every bench/*.py that exists
 	@for script in bench/*.py; do \
