@@ -142,7 +142,8 @@ async def run_load(clients: int, seconds: float, runs: int) -> int:
             )
             base = f"http://127.0.0.1:{port}"
             read = {"Authorization": f"Bearer {read_secret}"}
-            limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+            # idle connections are dropped before uvicorn's 5 s keep-alive timeout closes them under us
+            limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients, keepalive_expiry=2)
             async with httpx.AsyncClient(base_url=base, headers=read, timeout=30, limits=limits) as http:
                 for _ in range(100):
                     try:
