@@ -183,3 +183,15 @@ async def test_transient_faults_are_retried_as_configured(store_url: str, name: 
         assert [m.msg_id for m in await store.recall("r")] == [turn.msg_id, answer.msg_id, again.msg_id]
     finally:
         await store.aclose()
+
+
+def test_an_anthropic_stream_cut_short_is_an_error_not_half_an_answer() -> None:
+    """Regression: a stream without its `message_delta`/`message_stop` was assembled as a complete reply."""
+    from tests.brain.chain.llms.conftest import Recorder
+    from tests.brain.chain.llms.test_anthropic import llm, stream_body
+
+    whole = stream_body()
+    cut = whole[: whole.index("event: message_delta")]
+    with pytest.raises(ProviderUnavailableError, match="ended before the response was complete"):
+        list(llm(Recorder(), lambda body: (200, cut, {})).stream(TextMessage(content="hi")))
+    assert list(llm(Recorder(), lambda body: (200, whole, {})).stream(TextMessage(content="hi")))

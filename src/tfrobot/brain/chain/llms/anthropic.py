@@ -24,7 +24,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     import_sdk,
     portable_id,
 )
-from tfrobot.brain.chain.llms.errors import translate_sdk_error
+from tfrobot.brain.chain.llms.errors import ProviderUnavailableError, translate_sdk_error
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.openai import as_dict, clean_nones
 from tfrobot.brain.chain.llms.stream import (
@@ -302,6 +302,11 @@ class AnthropicChat(ChatLLM):
             state.usage.update(clean_nones(event.get("usage") or {}))
 
     def _finish(self, state: _StreamState) -> FinishDelta:
+        if state.stop_reason is None:
+            # No `message_delta` with a stop reason: the stream was cut short and this is half a reply.
+            raise ProviderUnavailableError(
+                self.provider, "the stream ended before the response was complete (no stop reason); retry the turn"
+            )
         return FinishDelta(
             finish_reason=_finish_reason(state.stop_reason),
             usage=self._usage(state.usage),
