@@ -35,7 +35,7 @@ test: lint typecheck pytest ## Everything CI runs
 
 soak: $(STAMP) ## Long reliability runs (loopback only, ~6 min): more fuzzing and faults, then 200 clients x 60 s x 3
 	RELIABILITY_SOAK=1 $(BIN)/pytest -q -s tests/reliability
-	$(BIN)/python -m tests.reliability.load --clients 200 --seconds 60 --runs 3
+	$(BIN)/python -m tests.reliability.load --clients 200 --seconds 60 --runs 3 --procs 2
 
 bench: $(STAMP) ## Benchmarks against peers (prints ratios): every bench/*.py that exists
 	@for script in bench/*.py; do \

@@ -1,14 +1,16 @@
-"""Bounded load test: a real `tfrobot serve` on PostgreSQL, driven from this (second) process on loopback.
+"""Bounded load test: a real `tfrobot serve` on PostgreSQL, driven from other processes on loopback.
 
-`python -m tests.reliability.load [--clients 200] [--seconds 60] [--runs 3]` (what `make soak` runs):
+`python -m tests.reliability.load [--clients 200] [--seconds 60] [--runs 3] [--procs 2]` (`make soak`):
 
 * creates its own PostgreSQL database (admin URL from $TFROBOT_TEST_PG_URL, default
   postgresql://postgres@127.0.0.1:5432/test), migrates it, and starts `tfrobot serve` on it with a read
   and a write token, on 127.0.0.1 and a free port;
-* each run: `clients` concurrent clients for `seconds`, each looping over a mix of document page reads
-  (`aget_docs`, 60 %), document updates (`aupdate_doc`, 20 %) over HTTP, and chat turns (20 %): a
-  `Brain` with the demo `ScriptedChat` chain on the same database (this branch's server has no chat
-  action yet, so turns run in this process, against the same PostgreSQL, concurrently with the server);
+* each run: `clients` concurrent clients, spread over `procs` load processes (one httpx event loop
+  tops out near 130 requests/s on one core, so a single process would mostly measure itself), for
+  `seconds`, each looping over a mix of document page reads (`aget_docs`, 60 %), document updates
+  (`aupdate_doc`, 20 %) over HTTP, and chat turns (20 %): a `Brain` with the demo `ScriptedChat` chain
+  on the same database (this branch's server has no chat action yet, so turns run in the load
+  processes, against the same PostgreSQL, concurrently with the server);
 * prints throughput, p50/p99 per operation, errors, and the server's resident memory after each run;
   exits 1 on any error. Only loopback traffic; everything is dropped at the end.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import secrets
@@ -29,6 +32,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import httpx
@@ -85,7 +89,7 @@ async def _admin(statement: str) -> None:
 
 
 async def _client(
-    n: int, http: httpx.AsyncClient, brain: Brain, stats: Stats, deadline: float, write: dict[str, str]
+    n: int, http: httpx.AsyncClient, brain: Brain, stats: Stats, deadline: float, write: dict[str, str], chat: float
 ) -> None:
     rng = random.Random(n)
     conversation = f"load-{n}-{uuid.uuid4().hex[:6]}"
@@ -94,10 +98,10 @@ async def _client(
         roll = rng.random()
         start = time.perf_counter()
         try:
-            if roll < 0.6:
+            if roll < 0.75 * (1 - chat):
                 kind = "read docs"
                 response = await http.post(f"{DOCS}/aget_docs", json={"page": rng.randint(1, 3), "page_size": 20})
-            elif roll < 0.8:
+            elif roll < 1 - chat:
                 kind = "update doc"
                 params = {"doc_id": rng.randint(1, 42), "keywords": [f"k{rng.randint(0, 9)}"], "metadata": {"n": n}}
                 response = await http.post(f"{DOCS}/aupdate_doc", json=params, headers=write)
@@ -116,7 +120,31 @@ async def _client(
             stats.error(kind, f"{type(exc).__name__}: {exc}")
 
 
-async def run_load(clients: int, seconds: float, runs: int) -> int:
+async def drive(job: dict[str, Any]) -> Stats:
+    """One load process: `clients` concurrent clients for `seconds` against the server and the database."""
+    store = SQLMessageStore(job["url"])
+    brain = Brain(demo_chain(), store, recall_turns=4)
+    stats = Stats()
+    read = {"Authorization": f"Bearer {job['read']}"}
+    write = {"Authorization": f"Bearer {job['write']}"}
+    # idle connections are dropped before uvicorn's 5 s keep-alive timeout closes them under us
+    limits = httpx.Limits(max_connections=job["clients"], max_keepalive_connections=job["clients"], keepalive_expiry=2)
+    try:
+        async with httpx.AsyncClient(base_url=job["base"], headers=read, timeout=30, limits=limits) as http:
+            deadline = time.perf_counter() + job["seconds"]
+            first = job["first"]
+            await asyncio.gather(
+                *(
+                    _client(n, http, brain, stats, deadline, write, job["chat"])
+                    for n in range(first, first + job["clients"])
+                )
+            )
+    finally:
+        await store.aclose()
+    return stats
+
+
+async def run_load(clients: int, seconds: float, runs: int, chat: float = 0.2, procs: int = 1) -> int:
     name = f"tfrobot_load_{uuid.uuid4().hex[:10]}"
     await _admin(f'CREATE DATABASE "{name}"')
     url = make_url(ADMIN).set(drivername="postgresql+asyncpg", database=name).render_as_string(hide_password=False)
@@ -142,38 +170,56 @@ async def run_load(clients: int, seconds: float, runs: int) -> int:
             )
             base = f"http://127.0.0.1:{port}"
             read = {"Authorization": f"Bearer {read_secret}"}
-            # idle connections are dropped before uvicorn's 5 s keep-alive timeout closes them under us
-            limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients, keepalive_expiry=2)
-            async with httpx.AsyncClient(base_url=base, headers=read, timeout=30, limits=limits) as http:
+            async with httpx.AsyncClient(base_url=base, headers=read, timeout=5) as probe:
                 for _ in range(100):
                     try:
-                        if (await http.get("/api/robots")).status_code == 200:
+                        if (await probe.get("/api/robots")).status_code == 200:
                             break
                     except httpx.TransportError:
                         pass
                     await asyncio.sleep(0.1)
                 else:
                     raise RuntimeError("the server did not come up within 10 s")
-                brain = Brain(demo_chain(), store, recall_turns=4)
-                print(f"load: {clients} clients x {seconds:g} s, {runs} runs, tfrobot serve on {base} + PostgreSQL")
-                for run in range(1, runs + 1):
-                    stats = Stats()
-                    deadline = time.perf_counter() + seconds
-                    write = {"Authorization": f"Bearer {write_secret}"}
-                    await asyncio.gather(*(_client(n, http, brain, stats, deadline, write) for n in range(clients)))
-                    total = sum(len(v) for v in stats.latencies.values())
-                    errors = sum(stats.errors.values())
-                    failures += errors
-                    parts = ", ".join(
-                        f"{kind} {len(v)} (p50 {_pct(v, 0.5):.0f} ms, p99 {_pct(v, 0.99):.0f} ms)"
-                        for kind, v in sorted(stats.latencies.items())
+            print(
+                f"load: {clients} clients in {procs} load process(es) x {seconds:g} s, {runs} runs, "
+                f"tfrobot serve on {base} + PostgreSQL"
+            )
+            job = {"base": base, "read": read_secret, "write": write_secret, "url": url, "seconds": seconds}
+            for run in range(1, runs + 1):
+                workers = [
+                    await asyncio.create_subprocess_exec(
+                        sys.executable,
+                        "-m",
+                        "tests.reliability.load",
+                        "--worker",
+                        json.dumps({**job, "clients": clients // procs, "first": i * (clients // procs), "chat": chat}),
+                        stdout=asyncio.subprocess.PIPE,
+                        cwd=Path(__file__).parents[2],
                     )
-                    print(
-                        f"run {run}: {total / seconds:.0f} ops/s, {errors} errors; {parts}; "
-                        f"server RSS {_rss_mib(server.pid):.0f} MiB"
-                    )
-                    for sample in stats.samples:
-                        print(f"  error: {sample}")
+                    for i in range(procs)
+                ]
+                stats = Stats()
+                for worker in workers:
+                    out, _ = await worker.communicate()
+                    part = json.loads(out)
+                    for kind, values in part["latencies"].items():
+                        stats.latencies.setdefault(kind, []).extend(values)
+                    for kind, count in part["errors"].items():
+                        stats.errors[kind] = stats.errors.get(kind, 0) + count
+                    stats.samples += part["samples"]
+                total = sum(len(v) for v in stats.latencies.values())
+                errors = sum(stats.errors.values())
+                failures += errors
+                parts = ", ".join(
+                    f"{kind} {len(v)} (p50 {_pct(v, 0.5):.0f} ms, p99 {_pct(v, 0.99):.0f} ms)"
+                    for kind, v in sorted(stats.latencies.items())
+                )
+                print(
+                    f"run {run}: {total / seconds:.0f} ops/s, {errors} errors; {parts}; "
+                    f"server RSS {_rss_mib(server.pid):.0f} MiB"
+                )
+                for sample in stats.samples[:5]:
+                    print(f"  error: {sample}")
         await store.aclose()
     finally:
         if server is not None:
@@ -191,8 +237,15 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--chat", type=float, default=0.2, help="share of chat turns (the rest: 3 reads : 1 update)")
+    parser.add_argument("--procs", type=int, default=1, help="load processes the clients are spread over")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    sys.exit(asyncio.run(run_load(args.clients, args.seconds, args.runs)))
+    if args.worker:
+        stats = asyncio.run(drive(json.loads(args.worker)))
+        print(json.dumps({"latencies": stats.latencies, "errors": stats.errors, "samples": stats.samples}))
+        return
+    sys.exit(asyncio.run(run_load(args.clients, args.seconds, args.runs, args.chat, args.procs)))
 
 
 if __name__ == "__main__":
