@@ -69,3 +69,27 @@ def test_plan_validate_without_running() -> None:
     assert report is not None
     assert "town" in report.result
     assert calls == []
+
+
+async def test_plan_returns_the_validated_script_without_running_it(store_url: str) -> None:
+    calls: list[str] = []
+
+    def weather(city: str) -> str:
+        calls.append(city)
+        return city
+
+    drive = Drive([weather])
+    chain = DCChains(ScriptedChat(rules=RULES), drive, TFLInterpreter(DriveToolRegistry(drive)), stream=False)
+    store = SQLMessageStore(store_url)
+    try:
+        scripts, attempts = await DCBrain(chain, store).plan(TextMessage(content="plan the weather check"))
+        assert scripts == ['print(weather(city="Paris"))']
+        assert [m.role for m in attempts] == ["assistant", "console", "assistant"]
+        rejection = attempts[1].console_reses
+        assert rejection is not None
+        assert isinstance(rejection[0], ConsoleResult)
+        assert "weathr" in rejection[0].result
+        assert calls == []
+        assert (await store.list_conversations()).items == []  # planning stores nothing
+    finally:
+        await store.aclose()

@@ -19,7 +19,7 @@ from tfrobot.brain.chain.llms import ChatLLM
 from tfrobot.brain.memory import MessageStore
 from tfrobot.drive import Drive
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
-from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult
+from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, UserMessage
 from tfrobot.tfl import TFLInterpreter
 
 PLAN_PROMPT = (
@@ -62,6 +62,33 @@ class DCChains(Chain):
             trace_meta={"ok": False, "stage": "plan_validate", "problems": list[JsonValue](problems)},
         )
 
+    async def plan(
+        self, user_input: UserMessage, history: Sequence[BaseMessage] = ()
+    ) -> tuple[list[str] | None, list[BaseMessage]]:
+        """Ask for a plan and validate it without running anything (seed: `DCBrain.plan`).
+
+        Returns the scripts that passed `plan_validate` (None when every attempt was rejected or the LLM
+        wrote no script) and the messages of the attempts — replies and rejection reports — in order.
+        """
+        system = [BaseMessage(role="system", content=self.system_prompt, create_ts=0)] if self.system_prompt else []
+        attempts: list[BaseMessage] = []
+        for _ in range(self.max_plan_attempts):
+            reply = await self.llm.agenerate(
+                user_input, [*system, *history], self.tools or None, intermediate_msgs=list(attempts)
+            )
+            reply.conversation_id = user_input.conversation_id
+            attempts.append(reply)
+            scripts = scripts_of(reply)
+            if not scripts:
+                return None, attempts
+            rejected = self.plan_validate(scripts)
+            if rejected is None:
+                return scripts, attempts
+            attempts.append(
+                BaseMessage(role="console", console_reses=[rejected], conversation_id=user_input.conversation_id)
+            )
+        return None, attempts
+
     async def _do(
         self, reply: AssistantTextMessage, ctx: ChainContext, marks: list[tuple[str, int]], step: int
     ) -> AsyncIterator[ChainEvent]:
@@ -87,3 +114,10 @@ class DCBrain(Brain):
     def __init__(self, chain: DCChains, memory: MessageStore, *, recall_turns: int = 20) -> None:
         super().__init__(chain, memory, recall_turns=recall_turns)
         self.chain: DCChains = chain
+
+    async def plan(self, user_input: UserMessage) -> tuple[list[str] | None, list[BaseMessage]]:
+        """The validated plan for `user_input` with its conversation recalled; nothing runs, nothing is stored."""
+        history: list[BaseMessage] = []
+        if user_input.conversation_id is not None:
+            history = await self.memory.recall(user_input.conversation_id, last_turns=self.recall_turns)
+        return await self.chain.plan(user_input, history)
