@@ -9,6 +9,7 @@ from pydantic import TypeAdapter
 from rich.console import Console
 from rich.tree import Tree
 
+from tfrobot.brain.demo import PNG
 from tfrobot.schema.message import (
     AssistantTextMessage,
     BaseMessage,
@@ -24,18 +25,13 @@ from tfrobot.schema.message import (
     UserMessage,
 )
 
-_PIXEL = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
-)
-
 
 def build_conversation() -> list[BaseMessage]:
     """Two turns: the first calls two tools in parallel and runs a TFL script, all kept in its trace."""
     turn1 = MultiPartMessage(
         content=[
             TextUserMsgPart(text="What's the weather in Paris and Tokyo?"),
-            ImageUserMsgPart(data=_PIXEL, media_type="image/png"),
+            ImageUserMsgPart(data=PNG, media_type="image/png"),
         ],
         conversation_id="demo",
     )

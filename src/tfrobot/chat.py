@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable
 
 from rich.console import Console
 from rich.panel import Panel
@@ -84,7 +84,7 @@ class ChatRenderer:
 
 
 async def chat(
-    messages: Iterable[str] | AsyncIterator[str],
+    messages: Iterable[str],
     *,
     console: Console,
     conversation_id: str | None = None,
@@ -97,12 +97,8 @@ async def chat(
     brain = Brain(demo_chain(llm), store)
     renderer = ChatRenderer(console)
     try:
-        if isinstance(messages, AsyncIterator):
-            async for text in messages:
-                conversation_id = await _turn(brain, renderer, text, conversation_id)
-        else:
-            for text in messages:
-                conversation_id = await _turn(brain, renderer, text, conversation_id)
+        for text in messages:
+            conversation_id = await _turn(brain, renderer, text, conversation_id)
     finally:
         await store.aclose()
     return conversation_id or ""

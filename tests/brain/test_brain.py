@@ -12,8 +12,6 @@ import itertools
 import json
 from typing import Any
 
-import pytest
-
 from tfrobot.brain import Brain
 from tfrobot.brain.chain.llms import (
     AnthropicChat,
@@ -21,7 +19,6 @@ from tfrobot.brain.chain.llms import (
     DoubaoChat,
     GeminiChat,
     OpenAIChat,
-    ScriptedChat,
     ZhipuChat,
 )
 from tfrobot.brain.demo import demo_chain as make_chain
@@ -146,8 +143,3 @@ async def test_a_failed_turn_is_stored_and_the_next_turn_works(store_url: str) -
         assert nxt.content == "Tomorrow looks the same."
     finally:
         await store.aclose()
-
-
-@pytest.mark.parametrize("llm", [ScriptedChat()])
-def test_scripted_demo_rules_need_no_network(llm: ChatLLM) -> None:
-    assert llm.generate(TextMessage(content="weather please")).tool_calls

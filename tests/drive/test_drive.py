@@ -49,4 +49,4 @@ def test_duplicate_names_are_refused() -> None:
     with pytest.raises(ValueError, match="already registered"):
         drive.register(dup)
     assert "dup" in drive
-    assert [s.name for s in drive.specs] == ["dup"]
+    assert [s.name for s in drive.specs] == drive.names() == ["dup"]

@@ -33,6 +33,10 @@ class Drive:
     def __getitem__(self, name: str) -> Tool:
         return self._tools[name]
 
+    def names(self) -> list[str]:
+        """The tools' names, in registration order."""
+        return list(self._tools)
+
     @property
     def specs(self) -> list[ToolDefinition]:
         """The tools as the LLM should see them, in registration order."""

@@ -21,7 +21,7 @@ class DriveToolRegistry:
         self._ids = count(1)
 
     def names(self) -> Collection[str]:
-        return [spec.name for spec in self.drive.specs]
+        return self.drive.names()
 
     def signature(self, name: str) -> TFLToolSignature | None:
         if name not in self.drive:

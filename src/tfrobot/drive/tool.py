@@ -6,15 +6,13 @@ import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable
+from functools import cached_property
 from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from tfrobot.brain.chain.llms.tools import ToolDefinition
-from tfrobot.schema.message import MsgPart, ToolCall, ToolReturn
-from tfrobot.schema.message.msg_part import AudioUserMsgPart, FileUserMsgPart, ImageUserMsgPart, VideoUserMsgPart
-
-_MEDIA = (ImageUserMsgPart, AudioUserMsgPart, VideoUserMsgPart, FileUserMsgPart)
+from tfrobot.schema.message import MediaPart, MsgPart, ToolCall, ToolReturn
 
 
 class ToolOutput(BaseModel):
@@ -67,7 +65,7 @@ class Tool:
         self.timeout = timeout
         self.arguments = _arguments_model(fn, self.name)
 
-    @property
+    @cached_property
     def spec(self) -> ToolDefinition:
         """The tool as the LLM sees it (provider adapters clean and convert it)."""
         schema = self.arguments.model_json_schema()
@@ -103,7 +101,7 @@ class Tool:
             return ToolReturn(
                 call_id=call.id, name=self.name, result=_render(value.result), attachments=value.attachments
             )
-        if isinstance(value, _MEDIA):
+        if isinstance(value, MediaPart):
             return ToolReturn(call_id=call.id, name=self.name, result="[attachment]", attachments=[value])
         return ToolReturn(call_id=call.id, name=self.name, result=_render(value))
 

@@ -19,12 +19,15 @@ from tfrobotserver.dtos.base import HttpModel
 
 T = TypeVar("T")
 
-MAX_PAGE = 2**31 - 1
-"""The largest page number a get_list accepts: larger ones cannot reach a database as an OFFSET on every
-dialect (SQLite overflows), so they are refused as invalid (422) instead of failing there (500)."""
+MAX_INT32 = 2**31 - 1
+"""The largest page number or row id an action accepts: ids are 32-bit INTEGER columns, and a larger page
+overflows an OFFSET on some dialects, so both are refused as invalid (422) instead of failing in the
+database (500)."""
 
-PageNumber: TypeAlias = Annotated[int, Field(ge=1, le=MAX_PAGE, description="1-based page number")]
+PageNumber: TypeAlias = Annotated[int, Field(ge=1, le=MAX_INT32, description="1-based page number")]
 """The `page` parameter of every page-number get_list."""
+PageSize: TypeAlias = Annotated[int, Field(ge=1, le=200, description="rows per page")]
+"""The `page_size` parameter of every get_list."""
 
 
 class BasePageableList(HttpModel, Generic[T]):

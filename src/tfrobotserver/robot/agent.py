@@ -14,10 +14,11 @@ from typing import Any
 
 from tfrobot.brain import Brain
 from tfrobot.brain.chain.base import Chain
+from tfrobot.brain.chain.llms import ChatLLM
 from tfrobot.brain.demo import TOOLS
 from tfrobot.drive import Drive
 from tfrobot.drive.tfl_registry import DriveToolRegistry
-from tfrobot.schema.message import BaseMessage, TextMessage
+from tfrobot.schema.message import BaseMessage, TextMessage, UserMessage
 from tfrobot.tfl import TFLInterpreter
 from tfrobotserver.robot.base import AgentSpec, Robot
 from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
@@ -95,11 +96,20 @@ async def history_of(robot: Robot, conversation_id: str | None) -> list[BaseMess
     return await store.recall(conversation_id, last_turns=_spec(robot).recall_turns)
 
 
-async def dry_run_request(robot: Robot, message: str, conversation_id: str | None) -> dict[str, Any]:
-    """The exact provider request the first thinking step of this turn would send (no network)."""
+async def prepared_turn(
+    robot: Robot, message: str, conversation_id: str | None
+) -> tuple[Chain, list[BaseMessage], UserMessage]:
+    """The robot's chain, the history its first thinking step sends (system prompt first), and the input."""
     chain = build_chain(robot)
     history = await history_of(robot, conversation_id)
     if chain.system_prompt:
         history = [BaseMessage(role="system", content=chain.system_prompt, create_ts=0), *history]
-    user_input = new_input(message, conversation_id)
-    return chain.llm.construct_request_params(user_input, history, chain.tools or None, intermediate_msgs=[])
+    return chain, history, new_input(message, conversation_id)
+
+
+async def dry_run_request(
+    robot: Robot, message: str, conversation_id: str | None, llm: ChatLLM | None = None
+) -> dict[str, Any]:
+    """The exact request the first thinking step of this turn would send to `llm` (default: the robot's)."""
+    chain, history, user_input = await prepared_turn(robot, message, conversation_id)
+    return (llm or chain.llm).construct_request_params(user_input, history, chain.tools or None, intermediate_msgs=[])

@@ -16,8 +16,14 @@ from tfrobot.brain.memory.sql import MIGRATIONS_DIR, alembic_config
 from tfrobot.brain.memory.tables import metadata
 
 
+def _ours(_: object, name: str | None, type_: str, reflected: bool, compare_to: object) -> bool:
+    """Compare the memory store's tables only: the database may also hold other components' tables."""
+    return type_ != "table" or name in metadata.tables or name == "alembic_version"
+
+
 def _diff(connection: sa.Connection, target: sa.MetaData = metadata) -> list[Any]:
-    context = MigrationContext.configure(connection, opts={"compare_type": True, "compare_server_default": True})
+    opts = {"compare_type": True, "compare_server_default": True, "include_object": _ours}
+    context = MigrationContext.configure(connection, opts=opts)
     return list(compare_metadata(context, target))
 
 

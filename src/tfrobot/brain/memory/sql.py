@@ -46,7 +46,7 @@ from tfrobot.brain.memory.base import (
 )
 from tfrobot.brain.memory.tables import conversations, documents, messages
 from tfrobot.schema.message.base import BaseMessage, content_text, now_ms
-from tfrobot.schema.message.conversation.message_dto import Message
+from tfrobot.schema.message.discriminator import adapter
 
 __all__ = ["MEMORY_URL_ENV", "SQLMessageStore", "alembic_config", "default_url"]
 
@@ -55,7 +55,7 @@ MEMORY_URL_ENV: Final = "TFROBOT_MEMORY_URL"
 
 MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
 
-_MESSAGE: Final[TypeAdapter[BaseMessage]] = TypeAdapter(Message)
+_MESSAGE: Final[TypeAdapter[BaseMessage]] = adapter(BaseMessage)
 _WRITE: Final = "tfrobot_write"
 _TITLE_CHARS: Final = 80
 _JSON_NUL: Final = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
@@ -139,8 +139,8 @@ def _upgrade(connection: Connection, config: Config) -> None:
     command.upgrade(config, "head")
 
 
-def _upserts(dialect: str) -> tuple[sa.Insert, sa.Insert]:
-    """The two statements of every sync, built once: conversation and message upserts for `dialect`."""
+def _upserts(dialect: str) -> tuple[sa.Insert, sa.Insert, sa.Insert]:
+    """The upserts of the store, built once for `dialect`: conversation, message and document."""
     insert = pg_insert if dialect == "postgresql" else sqlite_insert
     conv = insert(conversations)
     newest = sa.func.greatest if dialect == "postgresql" else sa.func.max
@@ -156,7 +156,12 @@ def _upserts(dialect: str) -> tuple[sa.Insert, sa.Insert]:
     msg_upsert = msg.on_conflict_do_update(
         index_elements=[messages.c.msg_id], set_={name: msg.excluded[name] for name in replaced}
     )
-    return conv_upsert, msg_upsert
+    doc = insert(documents)
+    doc_upsert = doc.on_conflict_do_update(
+        index_elements=[documents.c.kind, documents.c.key],
+        set_={"payload": doc.excluded.payload, "updated_ts": doc.excluded.updated_ts},
+    )
+    return conv_upsert, msg_upsert, doc_upsert
 
 
 def _encode_cursor(ts: int, tail: int | str) -> str:
@@ -234,8 +239,7 @@ class SQLMessageStore(MessageStore):
             if self.dialect == "postgresql"
             else self._engine
         )
-        self._insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
-        self._conv_upsert, self._msg_upsert = _upserts(self.dialect)
+        self._conv_upsert, self._msg_upsert, self._doc_upsert = _upserts(self.dialect)
 
     @classmethod
     async def open(cls, url: str | URL | None = None, **kwargs: Any) -> SQLMessageStore:
@@ -376,14 +380,9 @@ class SQLMessageStore(MessageStore):
 
     async def put_document(self, kind: str, key: str, payload: str) -> None:
         """Insert or replace a JSON document (the `DocumentStore` protocol of `tfrobot.schema.saver_loader`)."""
-        insert = self._insert(documents)
-        stmt = insert.on_conflict_do_update(
-            index_elements=[documents.c.kind, documents.c.key],
-            set_={"payload": insert.excluded.payload, "updated_ts": insert.excluded.updated_ts},
-        )
 
         async def work(conn: AsyncConnection) -> None:
-            await conn.execute(stmt, {"kind": kind, "key": key, "payload": payload, "updated_ts": now_ms()})
+            await conn.execute(self._doc_upsert, {"kind": kind, "key": key, "payload": payload, "updated_ts": now_ms()})
 
         await self._run(work, write=True)
 

@@ -85,7 +85,7 @@ def register(cls: type[BaseMessage]) -> None:
         )
     _REGISTRY[tag] = cls
     _TAG_OF[cls] = tag
-    _adapter.cache_clear()
+    adapter.cache_clear()
 
 
 def registered_classes() -> dict[str, type[BaseMessage]]:
@@ -133,13 +133,9 @@ as ``Annotated[cls, DISPATCH]`` makes pydantic generate the schema, so the union
 
 
 @cache
-def _adapter(cls: type[BaseMessage]) -> TypeAdapter[Any]:
-    return TypeAdapter(cast(Any, Annotated[cls, DISPATCH]))
-
-
 def adapter(cls: type[BaseMessage]) -> TypeAdapter[Any]:
     """The cached TypeAdapter that validates a record of `cls` (or a descendant) as its own class."""
-    return _adapter(cls)
+    return TypeAdapter(cast(Any, Annotated[cls, DISPATCH]))
 
 
 def _late_branch(cls: type[BaseMessage]) -> CoreSchema:
@@ -150,8 +146,8 @@ def _late_branch(cls: type[BaseMessage]) -> CoreSchema:
             return value
         target = _REGISTRY[get_discriminator_value(value)]
         if info.mode == "json":
-            return _adapter(target).validate_json(json.dumps(value), context=info.context)
-        return _adapter(target).validate_python(value, context=info.context)
+            return adapter(target).validate_json(json.dumps(value), context=info.context)
+        return adapter(target).validate_python(value, context=info.context)
 
     def serialize(value: Any, info: core_schema.SerializationInfo) -> Any:
         dump: Callable[..., Any] = value.model_dump

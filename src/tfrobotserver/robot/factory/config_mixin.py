@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field, ValidationError
 from sqlalchemy import JSON, BigInteger, Column, Integer, String, Table, Text, event, func, insert, select
@@ -32,7 +32,7 @@ from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.dtos.base import HttpModel
-from tfrobotserver.dtos.pageable import PageableList, PageNumber
+from tfrobotserver.dtos.pageable import PageableList, PageNumber, PageSize
 from tfrobotserver.storage import metadata
 
 CONFIG_KIND = "component-config"
@@ -119,10 +119,11 @@ class ConfigurableMixin(TFSComponent):
 
     async def load_saved_config(self, session: AsyncSession) -> bool:
         """Apply the configuration saved by an earlier config action, if any (called at start-up)."""
-        store = SessionDocumentStore(session)
-        if await store.get_document(CONFIG_KIND, self.tfs_path) is None:
+        try:
+            saved = await self._saver().aload(SessionDocumentStore(session), self.tfs_path)
+        except KeyError:  # nothing saved yet
             return False
-        self._apply(await self._saver().aload(store, self.tfs_path))
+        self._apply(saved)
         return True
 
     def _apply(self, new: TFSComponent) -> None:
@@ -180,7 +181,7 @@ class ConfigurableMixin(TFSComponent):
         self,
         async_session: AsyncSession,
         page: PageNumber = 1,
-        page_size: Annotated[int, Field(ge=1, le=200)] = 20,
+        page_size: PageSize = 20,
     ) -> PageableList[ConfigChange]:
         table = config_changes
         where = table.c.component_path == self.tfs_path

@@ -20,13 +20,14 @@ from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     SYSTEM_LABEL,
     ChatLLM,
+    as_dict,
     attachment_label,
+    clean_nones,
     import_sdk,
     portable_id,
 )
 from tfrobot.brain.chain.llms.errors import ProviderUnavailableError, translate_sdk_error
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
-from tfrobot.brain.chain.llms.openai import as_dict, clean_nones
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
@@ -93,14 +94,9 @@ class AnthropicChat(ChatLLM):
         """Lift the leading system messages into `system`; later ones stay and become user text."""
         params = super()._configure_api_params(ctx, options)
         params.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
-        msgs = ctx.conversation.msgs
-        lead = 0
-        while lead < len(msgs) and msgs[lead].role == "system":
-            lead += 1
-        system = "\n\n".join(text for m in msgs[:lead] if (text := m.text()))
+        system = self._lift_leading_system(ctx)
         if system:
             params["system"] = f"{params['system']}\n\n{system}" if params.get("system") else system
-        del msgs[:lead]
         return params
 
     # ----------------------------------------------------------------------------------- Phase 5

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
+from functools import lru_cache
 from hashlib import sha1
 from pathlib import Path
 from typing import Any, ClassVar
@@ -36,6 +37,24 @@ from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import LLMMessage, LLMRequestMessages
 from tfrobot.schema.message.msg_part import MediaPart
+
+
+def clean_nones(value: Any) -> Any:
+    """`value` without None entries, recursively: the raw usage we keep, identical streamed or not."""
+    if isinstance(value, dict):
+        return {k: clean_nones(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [clean_nones(v) for v in value]
+    return value
+
+
+def as_dict(raw: Any) -> dict[str, Any]:
+    """An SDK response object (pydantic) or an already-decoded dict, as a dict."""
+    if isinstance(raw, dict):
+        return raw
+    dumped: dict[str, Any] = raw.model_dump()
+    return dumped
+
 
 _PROVIDERS: dict[str, type[ChatLLM]] = {}
 
@@ -93,31 +112,18 @@ def providers() -> dict[str, type[ChatLLM]]:
     return dict(_PROVIDERS)
 
 
+@lru_cache(maxsize=65536)  # pure, and called for every call and result of every request
 def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
     """`call_id` if it matches `pattern`, else a deterministic replacement that does.
 
     Deterministic (a hash of the original), so the same stored call maps to the same id in every request
     and a call and its result always agree without any state kept between requests.
     """
-    key = (call_id, pattern, max_len)
-    found = _PORTABLE_IDS.get(key)
-    if found is not None:
-        return found
     if re.fullmatch(pattern, call_id) and len(call_id) <= max_len:
-        found = call_id
-    else:
-        digest = sha1(call_id.encode()).hexdigest()[:10]
-        stem = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[: max_len - len(digest) - 1]
-        found = f"{stem}_{digest}"
-    if len(_PORTABLE_IDS) >= _PORTABLE_IDS_MAX:
-        _PORTABLE_IDS.clear()
-    _PORTABLE_IDS[key] = found
-    return found
-
-
-_PORTABLE_IDS: dict[tuple[str, str, int], str] = {}
-"""Memo of `portable_id` (a pure function called for every call and result of every request)."""
-_PORTABLE_IDS_MAX = 65536
+        return call_id
+    digest = sha1(call_id.encode()).hexdigest()[:10]
+    stem = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[: max_len - len(digest) - 1]
+    return f"{stem}_{digest}"
 
 
 class ChatLLM(BaseModel):
@@ -211,6 +217,18 @@ class ChatLLM(BaseModel):
 
     def _max_tokens_key(self) -> str:
         return "max_tokens"
+
+    @staticmethod
+    def _lift_leading_system(ctx: PromptContext) -> str | None:
+        """For providers that take system instructions as a parameter: remove the leading system messages
+        from the conversation and return their joined text (later ones stay, to become user text)."""
+        msgs = ctx.conversation.msgs
+        lead = 0
+        while lead < len(msgs) and msgs[lead].role == "system":
+            lead += 1
+        system = "\n\n".join(text for m in msgs[:lead] if (text := m.text()))
+        del msgs[:lead]
+        return system or None
 
     # ----------------------------------------------------------------------------------- Phase 3
     def format_to_request_msgs(self, ctx: PromptContext) -> LLMRequestMessages:

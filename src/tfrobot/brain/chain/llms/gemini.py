@@ -80,14 +80,9 @@ class GeminiChat(ChatLLM):
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
         params = super()._configure_api_params(ctx, options)
-        msgs = ctx.conversation.msgs
-        lead = 0
-        while lead < len(msgs) and msgs[lead].role == "system":
-            lead += 1
-        system = "\n\n".join(text for m in msgs[:lead] if (text := m.text()))
+        system = self._lift_leading_system(ctx)
         if system:
             params["system_instruction"] = system
-        del msgs[:lead]
         return params
 
     # ----------------------------------------------------------------------------------- Phase 5

@@ -32,8 +32,9 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMTFLMessage,
     LLMToolMessage,
     LLMUserMessage,
+    merge_user_messages,
 )
-from tfrobot.schema.message.msg_part import MsgPart, TextUserMsgPart
+from tfrobot.schema.message.msg_part import TextUserMsgPart
 from tfrobot.schema.message.tool import ToolCall
 
 MISSING_RESULT = "[no result: the tool call was interrupted before it returned]"
@@ -264,17 +265,8 @@ def _merge_same_role(msgs: list[LLMMessage]) -> list[LLMMessage]:
                 reasoning_blocks=[*prev.reasoning_blocks, *msg.reasoning_blocks],
                 model=prev.model or msg.model,
             )
-        elif (
-            isinstance(prev, LLMUserMessage)
-            and isinstance(msg, LLMUserMessage)
-            and prev.attachment_of == msg.attachment_of
-            and prev.name == msg.name
-        ):
-            out[-1] = replace(prev, content=_parts(prev.content) + _parts(msg.content))
+        elif (joined := merge_user_messages(prev, msg)) is not None:
+            out[-1] = joined
         else:
             out.append(msg)
     return out
-
-
-def _parts(content: str | list[MsgPart]) -> list[MsgPart]:
-    return [TextUserMsgPart(text=content)] if isinstance(content, str) else list(content)

@@ -20,7 +20,9 @@ from pydantic import Field, PrivateAttr
 from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     ChatLLM,
+    as_dict,
     attachment_label,
+    clean_nones,
     import_sdk,
     provider_of,
 )
@@ -53,23 +55,6 @@ _AUDIO_FORMATS = {
 FINISH_REASONS: dict[str, str] = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
                                   "function_call": "tool_calls", "content_filter": "content_filter"}  # fmt: skip
 """OpenAI-shaped finish reasons -> ours (unknown ones are kept as they come)."""
-
-
-def clean_nones(value: Any) -> Any:
-    """`value` without None entries, recursively: the raw usage we keep, identical streamed or not."""
-    if isinstance(value, dict):
-        return {k: clean_nones(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [clean_nones(v) for v in value]
-    return value
-
-
-def as_dict(raw: Any) -> dict[str, Any]:
-    """An SDK response object (pydantic) or an already-decoded dict, as a dict."""
-    if isinstance(raw, dict):
-        return raw
-    dumped: dict[str, Any] = raw.model_dump()
-    return dumped
 
 
 class OpenAIChat(ChatLLM):

@@ -158,17 +158,26 @@ class LLMRequestMessages(RootModel):  # type: ignore[type-arg]  # `root` below t
             for msg in entry if isinstance(entry, list) else (entry,):
                 if isinstance(msg, LLMSystemMessage) and isinstance(prev, LLMSystemMessage):
                     prev = merged[-1] = LLMSystemMessage(content=f"{prev.content}\n\n{msg.content}")
-                elif (
-                    isinstance(msg, LLMUserMessage)
-                    and isinstance(prev, LLMUserMessage)
-                    and prev.attachment_of == msg.attachment_of
-                    and prev.name == msg.name
-                ):
-                    prev = merged[-1] = replace(prev, content=_parts(prev.content) + _parts(msg.content))
+                elif (joined := merge_user_messages(prev, msg)) is not None:
+                    prev = merged[-1] = joined
                 else:
                     merged.append(msg)
                     prev = msg
         return merged
+
+
+def merge_user_messages(prev: object, msg: object) -> LLMUserMessage | None:
+    """Two adjacent user messages as one, when they carry the same thing (both plain turns, or attachments
+    of the same result, from the same speaker); None when they must stay apart. Used by `to_list` and by
+    the provider layer's normalization, so both merge by one rule."""
+    if not (
+        isinstance(prev, LLMUserMessage)
+        and isinstance(msg, LLMUserMessage)
+        and prev.attachment_of == msg.attachment_of
+        and prev.name == msg.name
+    ):
+        return None
+    return replace(prev, content=_parts(prev.content) + _parts(msg.content))
 
 
 def _parts(content: str | list[MsgPart]) -> list[MsgPart]:

@@ -19,10 +19,9 @@ from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.dtos.factory.brain.conversation import ChatMessageItem, ConversationItem
-from tfrobotserver.dtos.pageable import CursorPageableList
+from tfrobotserver.dtos.pageable import CursorPageableList, PageSize
 
 ConversationId = Annotated[str, Field(min_length=1, json_schema_extra={"x-ref": "conversationId"})]
-PageSize = Annotated[int, Field(ge=1, le=200)]
 
 
 class ConversationsComponent(TFSComponent):

@@ -17,7 +17,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobot.brain.chain.llms import ChatLLM, LLMError, ScriptedChat, create_llm
 from tfrobot.brain.demo import RULES as DEMO_ROBOT_RULES
-from tfrobot.schema.message import BaseMessage
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
@@ -98,10 +97,10 @@ class LLMComponent(ConfigurableMixin):
         from tfrobotserver.robot.agent import dry_run_request
 
         try:
-            request = await dry_run_request(robot, message, conversation_id)
+            llm = self.llm()
+            request = await dry_run_request(robot, message, conversation_id, llm)
         except LookupError as exc:
             raise ActionInputError("robot", str(exc), None) from None
-        llm = self.llm()
         return LLMRequest(provider=self.provider, model=llm.model, request=request)
 
     @tfs_action(
@@ -109,17 +108,15 @@ class LLMComponent(ConfigurableMixin):
         description="Send that request once and return the reply (tools are offered but not run; nothing stored).",
     )
     async def acall(self, robot: RobotRef, message: Message, conversation_id: ConversationId = None) -> LLMReply:
-        from tfrobotserver.robot.agent import build_chain, history_of, new_input
+        from tfrobotserver.robot.agent import prepared_turn
 
-        chain = build_chain(robot)
-        history = await history_of(robot, conversation_id)
-        if chain.system_prompt:
-            history = [BaseMessage(role="system", content=chain.system_prompt, create_ts=0), *history]
+        chain, history, user_input = await prepared_turn(robot, message, conversation_id)
+        llm = self.llm()  # this component's LLM, which may not be the one the robot's agent uses
         try:
-            reply = await chain.llm.agenerate(new_input(message, conversation_id), history, chain.tools or None)
+            reply = await llm.agenerate(user_input, history, chain.tools or None)
         except LLMError as exc:
-            return LLMReply(provider=self.provider, model=chain.llm.model, error=f"{type(exc).__name__}: {exc}")
-        return LLMReply(provider=self.provider, model=chain.llm.model, message=reply.model_dump(mode="json"))
+            return LLMReply(provider=self.provider, model=llm.model, error=f"{type(exc).__name__}: {exc}")
+        return LLMReply(provider=self.provider, model=llm.model, message=reply.model_dump(mode="json"))
 
     @tfs_action(
         alias=ActionAlias(resource="llm", resource_op_type="config"),

@@ -49,7 +49,7 @@ from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.typing_tools import class_bindings
 from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDocPage, TDoc
-from tfrobotserver.dtos.pageable import CursorPageableList, PageNumber
+from tfrobotserver.dtos.pageable import MAX_INT32, CursorPageableList, PageNumber, PageSize
 from tfrobotserver.storage import metadata
 
 memory_docs = Table(
@@ -98,16 +98,12 @@ def _after(cursor: str | None) -> int:
     """The id a cursor stands for (0 for the first page)."""
     if cursor is None or cursor == "":
         return 0
-    if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > MAX_ID:
+    if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > MAX_INT32:
         raise ActionInputError("cursor", "must be a nextCursor returned by this action", cursor)
     return int(cursor)
 
 
-MAX_ID = 2**31 - 1
-"""The largest document id (and page number): `id` is a 32-bit INTEGER on PostgreSQL, and a larger
-parameter would fail in the database (a 500) instead of being refused as invalid (a 422)."""
-DocId = Annotated[int, Field(ge=1, le=MAX_ID, json_schema_extra={"x-ref": "docId"})]
-PageSize = Annotated[int, Field(ge=1, le=200)]
+DocId = Annotated[int, Field(ge=1, le=MAX_INT32, json_schema_extra={"x-ref": "docId"})]
 
 
 _DOC_TYPES: dict[type, type[Any]] = {}
@@ -256,7 +252,8 @@ class DpeManageMixin(Generic[TDoc]):
         self,
         async_session: AsyncSession,
         doc_ids: Annotated[
-            list[Annotated[int, Field(ge=1, le=MAX_ID)]], Field(min_length=1, json_schema_extra={"x-ref": "allDocIds"})
+            list[Annotated[int, Field(ge=1, le=MAX_INT32)]],
+            Field(min_length=1, json_schema_extra={"x-ref": "allDocIds"}),
         ],
     ) -> int:
         """Delete every listed document of this collection (the page's batch action); returns the count."""

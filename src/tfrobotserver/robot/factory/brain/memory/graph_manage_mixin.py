@@ -40,7 +40,7 @@ from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.dtos.factory.base import Edge, Node
 from tfrobotserver.dtos.graph import Graph
-from tfrobotserver.dtos.pageable import PageableList, PageNumber
+from tfrobotserver.dtos.pageable import PageableList, PageNumber, PageSize
 from tfrobotserver.storage import metadata
 
 graph_nodes = Table(
@@ -189,7 +189,7 @@ class GraphManageMixin:
         self,
         async_session: AsyncSession,
         page: PageNumber = 1,
-        page_size: Annotated[int, Field(ge=1, le=200)] = 20,
+        page_size: PageSize = 20,
     ) -> PageableList[Node]:
         where = graph_nodes.c.collection == self.collection
         total = (await async_session.execute(select(func.count()).select_from(graph_nodes).where(where))).scalar_one()
