@@ -69,3 +69,11 @@ def test_serve_reports_robot_file_mistakes(tmp_path: Path) -> None:
     result = runner.invoke(app, ["serve", "--config", str(tmp_path)])
     assert result.exit_code == 2
     assert "bot.yaml" in result.output
+
+
+def test_serve_refuses_several_workers_on_sqlite(tmp_path: Path) -> None:
+    (tmp_path / "server.toml").write_text(f'data_dir = "{tmp_path}"\n')
+    result = runner.invoke(app, ["serve", "--config", str(tmp_path), "--workers", "2"])
+    assert result.exit_code == 2
+    assert "--workers 2 needs a client-server database" in result.output
+    assert "Traceback" not in result.output

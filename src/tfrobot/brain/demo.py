@@ -6,12 +6,9 @@ intermediate message: parallel tool calls with reasoning, a TFL script attaching
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from tfrobot.brain.chain.base import Chain
 from tfrobot.brain.chain.llms import ChatLLM, ScriptedCall, ScriptedChat, ScriptRule
-from tfrobot.drive import Drive, ToolOutput
+from tfrobot.drive import Drive, Tool, ToolOutput
 from tfrobot.drive.tfl_registry import DriveToolRegistry
 from tfrobot.schema.message import ImageUserMsgPart
 from tfrobot.tfl import TFLInterpreter
@@ -24,7 +21,7 @@ PNG = bytes.fromhex(
 TEMPERATURES = {"Paris": "18C", "Tokyo": "24C"}
 
 
-def weather(city: str) -> str:
+async def weather(city: str) -> str:
     """Current weather of a city."""
     return f"{city}: {TEMPERATURES.get(city, '20C')}"
 
@@ -56,8 +53,9 @@ RULES = [
 """What the scripted LLM does: ask about the weather, then about tomorrow."""
 
 
-TOOLS: dict[str, Callable[..., Any]] = {"weather": weather, "chart": chart}
-"""The demo tools by name (robot configurations list the ones they use)."""
+TOOLS: dict[str, Tool] = {"weather": Tool(weather), "chart": Tool(chart)}
+"""The demo tools by name (robot configurations list the ones they use). Built once: a `Tool` holds its
+arguments model and schema, which chains built per turn then share instead of deriving again."""
 
 
 def demo_drive() -> Drive:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Final
 
-from sqlalchemy import Connection, inspect
+from sqlalchemy import Connection, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT
@@ -22,6 +24,7 @@ from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.storage import metadata
 
 PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT})
+_STARTUP_LOCK: Final = 0x7466_7365_7276_6572  # "tfserver": one start-up at a time per PostgreSQL database
 """Context keys the server can inject into action parameters."""
 
 
@@ -71,7 +74,9 @@ class Runtime:
         self.settings = settings
         self.robots: dict[str, Robot] = {r.name: r for r in robots}
         url = settings.resolved_database_url()
-        self.engine: AsyncEngine = create_async_engine(url)
+        # fixed pool, as `SQLMessageStore`'s: a burst waits for a connection rather than opening new backends
+        pooling = {} if url.startswith("sqlite") else {"pool_size": settings.pool_size, "max_overflow": 0}
+        self.engine: AsyncEngine = create_async_engine(url, **pooling)
         self.sessions: async_sessionmaker[AsyncSession] = async_sessionmaker(self.engine, expire_on_commit=False)
         self._started = False
         self._lock = asyncio.Lock()
@@ -80,7 +85,7 @@ class Runtime:
         """Create tables and let each component seed itself, exactly once."""
         if self._started:
             return
-        async with self._lock:
+        async with self._lock, self._startup_lock():
             if self._started:
                 return
             database = self.engine.url.database
@@ -104,6 +109,21 @@ class Runtime:
                             await component.load_saved_config(session)
                         await component.aon_startup(session)
             self._started = True
+
+    @asynccontextmanager
+    async def _startup_lock(self) -> AsyncIterator[None]:
+        """On PostgreSQL, one server process at a time creates tables and seeds: two processes starting
+        together on one database would otherwise both find a component's table empty and both seed it
+        (and race `CREATE TABLE`). A session-level advisory lock on its own connection, released at the end."""
+        if self.engine.url.get_backend_name() != "postgresql":
+            yield
+            return
+        async with self.engine.connect() as conn:
+            await conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _STARTUP_LOCK})
+            try:
+                yield
+            finally:
+                await conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _STARTUP_LOCK})
 
     async def aclose(self) -> None:
         """Release database connections (the engine's and the components' own stores).

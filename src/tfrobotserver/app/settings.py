@@ -63,6 +63,8 @@ class ServerSettings(BaseModel):
     """Defaults to the XDG user data dir (platformdirs) of "tfrobot"."""
     database_url: str | None = None
     """Any SQLAlchemy async URL; defaults to SQLite in `data_dir`."""
+    pool_size: int = Field(default=10, ge=1)
+    """Connections the server keeps to a client-server database (PostgreSQL); requests beyond it wait."""
     robots: list[str] = Field(default_factory=lambda: ["tfrobotserver.robot.demo:build_demo_robot"])
     """`module:callable` paths, each returning a `Robot`."""
     robot_configs: list[Path] = Field(default_factory=list)

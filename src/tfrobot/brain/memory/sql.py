@@ -224,13 +224,18 @@ class SQLMessageStore(MessageStore):
     async driver). `busy_timeout` (seconds) is how long a SQLite writer waits for another.
     """
 
-    def __init__(self, url: str | URL | None = None, *, busy_timeout: float = 30.0, echo: bool = False) -> None:
+    def __init__(
+        self, url: str | URL | None = None, *, busy_timeout: float = 30.0, pool_size: int = 10, echo: bool = False
+    ) -> None:
         self.url = _normalize(url if url is not None else default_url())
         self.dialect = self.url.get_backend_name()
         self._busy_timeout = busy_timeout
         if self.dialect == "sqlite" and self.url.database and self.url.database != ":memory:":
             Path(self.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self._engine = _create_engine(self.url, busy_timeout, echo=echo)
+        # A fixed PostgreSQL pool: beyond it, callers wait for a connection instead of each opening one (a
+        # new backend process per burst, then closed again, costs the database more than the queries).
+        pooling = {"pool_size": pool_size, "max_overflow": 0} if self.dialect == "postgresql" else {}
+        self._engine = _create_engine(self.url, busy_timeout, echo=echo, **pooling)
         self._writer: AsyncEngine = self._engine.execution_options(**{_WRITE: True})
         # PostgreSQL reads are single statements (or keyset chunks): autocommit spares BEGIN and ROLLBACK.
         # SQLite reads keep a deferred transaction, which costs no round trip there.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar, cast
 
 import jinja2
@@ -108,6 +109,8 @@ class BoundedSandbox(SandboxedEnvironment):
         self.filters["tfrobot_sized"] = _sized
         self.filters["tfrobot_argument"] = _argument
         self.filters["tfrobot_format_string"] = _format_string
+        # compiling a template costs more than rendering it, and prompts are rendered once per turn
+        self._compiled = lru_cache(maxsize=256)(self.from_string)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         for value in (*args, *kwargs.values()):
@@ -142,7 +145,7 @@ class BoundedSandbox(SandboxedEnvironment):
         try:
             chunks: list[str] = []
             size = 0
-            for chunk in self.from_string(source).generate(**variables):
+            for chunk in self._compiled(source).generate(**variables):
                 size += len(chunk)
                 if size > MAX_SIZE:
                     raise SecurityError(f"the rendered text is longer than {MAX_SIZE:,} characters")

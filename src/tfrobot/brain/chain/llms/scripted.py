@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from fnmatch import fnmatchcase
+from functools import cache
 from typing import Any, ClassVar, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
@@ -42,14 +43,11 @@ from tfrobot.schema.message.llms.llm_requests import (
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.tool import ToolCall
 
-_LLM_ADAPTERS: list[TypeAdapter[LLMMessage]] = []
 
-
-def _llm_adapter() -> TypeAdapter[LLMMessage]:
-    """`TypeAdapter(LLMMessage)`, built on first use (not at import: importing the package stays fast)."""
-    if not _LLM_ADAPTERS:
-        _LLM_ADAPTERS.append(TypeAdapter(LLMMessage))
-    return _LLM_ADAPTERS[0]
+@cache
+def _llm_list_adapter() -> TypeAdapter[list[LLMMessage]]:
+    """`TypeAdapter(list[LLMMessage])`, built on first use (not at import: importing the package stays fast)."""
+    return TypeAdapter(list[LLMMessage])
 
 
 class ScriptedCall(BaseModel):
@@ -112,8 +110,8 @@ class ScriptedChat(ChatLLM):
 
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         """The neutral messages as JSON dicts: the scripted 'API' reads those."""
-        dump = _llm_adapter().dump_python
-        return [dump(m, mode="json", exclude_none=True) for m in msgs]
+        dumped: list[Any] = _llm_list_adapter().dump_python(msgs, mode="json", exclude_none=True)
+        return dumped
 
     def _assemble_api_request(
         self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
@@ -125,8 +123,8 @@ class ScriptedChat(ChatLLM):
         return request
 
     def _send(self, params: dict[str, Any]) -> Any:
-        adapter = _llm_adapter()
-        msgs = [adapter.validate_json(json.dumps(m)) for m in params["messages"]]
+        wire = json.dumps(params["messages"])  # what a provider would receive: JSON only
+        msgs = _llm_list_adapter().validate_json(wire)
         user, state, results = _state(msgs)
         rule = next((r for r in self.rules if _matches(r, user, state, results)), None)
         turn = sum(isinstance(m, LLMAssistantMessage) for m in msgs) + 1
@@ -136,7 +134,7 @@ class ScriptedChat(ChatLLM):
             {"id": f"call_{turn}_{i}", "name": c.name, "arguments": json.dumps(c.arguments)}
             for i, c in enumerate(rule.tool_calls if rule is not None else ())
         ]
-        words = sum(len(json.dumps(m).split()) for m in params["messages"])
+        words = len(wire.split())
         return {
             "model": params["model"],
             "content": reply,
