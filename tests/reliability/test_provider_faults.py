@@ -195,3 +195,31 @@ def test_an_anthropic_stream_cut_short_is_an_error_not_half_an_answer() -> None:
     with pytest.raises(ProviderUnavailableError, match="ended before the response was complete"):
         list(llm(Recorder(), lambda body: (200, cut, {})).stream(TextMessage(content="hi")))
     assert list(llm(Recorder(), lambda body: (200, whole, {})).stream(TextMessage(content="hi")))
+
+
+async def test_a_provider_that_reuses_call_ids_every_turn(store_url: str) -> None:
+    """Regression: with `call_0` in every reply, the second turn's call and result were dropped from the
+    request as duplicates of the first turn's; the model was asked again and again to the step limit."""
+
+    def same_ids(request: httpx2.Request) -> httpx2.Response:
+        requests.append(json.loads(request.content)["messages"])
+        if requests[-1][-1]["role"] == "user":
+            return _reply(request, {"role": "assistant", "content": None, "tool_calls": [TOOL_CALL]}, "tool_calls")
+        return _reply(request, {"role": "assistant", "content": "Paris is 18C."}, "stop")
+
+    requests: list[list[dict[str, Any]]] = []
+    store = SQLMessageStore(store_url)
+    try:
+        transport = httpx2.MockTransport(same_ids)
+        llm = OpenAIChat(model="gpt-4o", api_key="sk-test", async_http_client=httpx2.AsyncClient(transport=transport))
+        brain = Brain(Chain(llm, Drive([weather]), stream=False, max_steps=4), store)
+        for _ in range(2):
+            answer = await brain.run(TextMessage(content="weather in Paris?", conversation_id="ids"))
+            assert answer.content == "Paris is 18C."
+        assert len(requests) == 4
+        last = requests[-1]
+        assert [m["role"] for m in last] == ["user", "assistant", "tool", "assistant", "user", "assistant", "tool"]
+        assert [m["tool_call_id"] for m in last if m["role"] == "tool"] == ["call_a", "call_a_2"]
+        assert len(await store.recall("ids")) == 4
+    finally:
+        await store.aclose()

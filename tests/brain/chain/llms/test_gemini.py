@@ -21,7 +21,7 @@ from tests.brain.chain.llms.conftest import (
     sse,
     x_keywords,
 )
-from tfrobot.brain.chain.llms import GeminiChat, MessageAssembler, RateLimitError
+from tfrobot.brain.chain.llms import GeminiChat, MessageAssembler, ProviderUnavailableError, RateLimitError
 from tfrobot.schema.message import AssistantTextMessage, ReasoningBlock, TextMessage
 
 SIGNATURE = base64.b64encode(b"gemini-thought-signature").decode()
@@ -145,6 +145,15 @@ def test_stream_assembles_to_the_message_generate_returns() -> None:
         assembler.add(delta)
     skip = {"msg_id", "create_ts"}
     assert assembler.message().model_dump(exclude=skip) == plain.model_dump(exclude=skip)
+
+
+def test_a_stream_cut_short_is_an_error_not_half_an_answer() -> None:
+    """Regression: a stream whose last chunk (with `finishReason`) never came was assembled as a reply."""
+    whole = stream_body()
+    cut = whole[: whole.rindex("data:")]
+    assert "finishReason" not in cut
+    with pytest.raises(ProviderUnavailableError, match="ended before the response was complete"):
+        list(llm(Recorder(), lambda body: (200, cut, {})).stream(TextMessage(content="hi")))
 
 
 def test_rate_limit_becomes_our_type() -> None:

@@ -96,6 +96,56 @@ def test_one_call_id_in_two_different_calls_fails_clearly() -> None:
         normalize([LLMUserMessage(content="q"), call("a"), LLMToolMessage(tool_call_id="a", content="A"), other])
 
 
+def test_a_call_id_reused_by_a_later_turn_is_a_new_call_with_a_fresh_id() -> None:
+    # providers that number calls per reply answer `call_0` in every turn; the same question twice even
+    # gives an identical assistant message: it is the new turn's call, not a duplicate to drop
+    first, second = (
+        LLMToolMessage(tool_call_id="call_0", content="18C"),
+        LLMToolMessage(tool_call_id="call_0", content="19C"),
+    )
+    carrier = LLMUserMessage(content=[TextUserMsgPart(text="chart")], attachment_of="call_0")
+    msgs: list[LLMMessage] = [
+        LLMUserMessage(content="weather?"),
+        call("call_0"),
+        first,
+        LLMAssistantMessage(content="18C"),
+        LLMUserMessage(content="weather?"),
+        call("call_0"),
+        second,
+        carrier,
+        LLMAssistantMessage(content="19C"),
+    ]
+    out = normalize(msgs)
+    assert [m.tool_calls[0].id for m in out if isinstance(m, LLMAssistantMessage) and m.tool_calls] == [
+        "call_0",
+        "call_0_2",
+    ]
+    assert [(m.tool_call_id, m.content) for m in out if isinstance(m, LLMToolMessage)] == [
+        ("call_0", "18C"),
+        ("call_0_2", "19C"),
+    ]
+    assert out[7] == LLMUserMessage(content=[TextUserMsgPart(text="chart")], attachment_of="call_0_2")
+    assert len(out) == len(msgs)
+    assert normalize(out) == out
+    assert [type(m) for m in msgs] == [type(m) for m in out]
+
+
+def test_a_fresh_id_does_not_take_an_id_used_elsewhere() -> None:
+    msgs: list[LLMMessage] = [
+        LLMUserMessage(content="q"),
+        call("a"),
+        LLMToolMessage(tool_call_id="a", content="1"),
+        LLMUserMessage(content="q"),
+        call("a_2"),
+        LLMToolMessage(tool_call_id="a_2", content="2"),
+        LLMUserMessage(content="q"),
+        call("a"),
+        LLMToolMessage(tool_call_id="a", content="3"),
+    ]
+    out = normalize(msgs)
+    assert [m.tool_call_id for m in out if isinstance(m, LLMToolMessage)] == ["a", "a_2", "a_3"]
+
+
 def test_empty_text_is_repaired_and_same_role_turns_merge() -> None:
     out = normalize(
         [

@@ -7,8 +7,9 @@ raises `InvalidConversationError` (naming the message and the fix) on what has n
 
 * empty text: empty user/system messages and empty text parts are dropped, empty console output is
   said to be empty, an assistant message with nothing in it is dropped;
-* duplicates: an identical assistant message or tool result repeated is kept once; two *different*
-  messages claiming the same call id fail;
+* call ids reused by a later turn (providers that number calls per reply) are renamed in the request;
+* duplicates: an identical assistant message or tool result repeated within a turn is kept once; two
+  *different* messages of one turn claiming the same call id fail;
 * tool results are moved right after the assistant message that made the call, in call order, with
   their attachment carriers after them; a call without a result gets an error result saying so;
 * an orphan tool result (its call is not in the conversation) becomes user text, so nothing is lost;
@@ -58,7 +59,7 @@ def normalize(msgs: Sequence[BaseLLMMessage]) -> list[LLMMessage]:
 def repair(msgs: Sequence[BaseLLMMessage]) -> list[LLMMessage]:
     """The full repair pass, without the well-formed shortcut (`normalize` returns the same)."""
     typed = [_typed(i, msg) for i, msg in enumerate(msgs)]
-    return _merge_same_role(_pair_tool_results(_drop_empty(typed)))
+    return _merge_same_role(_pair_tool_results(_scope_call_ids(_drop_empty(typed))))
 
 
 _NO_ZONE: Mapping[str, int] = MappingProxyType({})
@@ -180,6 +181,49 @@ def _drop_empty(msgs: list[LLMMessage]) -> list[LLMMessage]:
                 continue
         out.append(msg)
     return out
+
+
+def _scope_call_ids(msgs: list[LLMMessage]) -> list[LLMMessage]:
+    """Give a call whose id an earlier turn already used a fresh id for this request.
+
+    Some providers number calls per reply (OpenAI-compatible servers answering `call_0` every turn), so a
+    call id is only unique within a turn: up to the next user message. A repeated id in a later turn is a
+    new call; its results and attachment carriers follow it under `<id>_<n>`. Within one turn a repeated
+    id stays (an identical duplicate is dropped, a different one reported, by `_pair_tool_results`)."""
+    taken = {call.id for msg in msgs if isinstance(msg, LLMAssistantMessage) for call in msg.tool_calls}
+    earlier: set[str] = set()  # ids used by calls of earlier turns
+    in_turn: set[str] = set()
+    latest: dict[str, str] = {}  # id as stored -> id in this request, for the calls seen last
+    out: list[LLMMessage] = []
+    for msg in msgs:
+        if isinstance(msg, LLMUserMessage) and msg.attachment_of is None:
+            earlier |= in_turn
+            in_turn = set()
+        elif isinstance(msg, LLMAssistantMessage) and msg.tool_calls:
+            calls = []
+            for call in msg.tool_calls:
+                if call.id in earlier and call.id not in in_turn:
+                    latest[call.id] = _fresh_id(call.id, taken)
+                elif call.id not in in_turn:
+                    latest[call.id] = call.id
+                in_turn.add(call.id)
+                calls.append(call if latest[call.id] == call.id else call.model_copy(update={"id": latest[call.id]}))
+            if calls != msg.tool_calls:
+                msg = replace(msg, tool_calls=calls)
+        elif isinstance(msg, LLMToolMessage) and latest.get(msg.tool_call_id, msg.tool_call_id) != msg.tool_call_id:
+            msg = replace(msg, tool_call_id=latest[msg.tool_call_id])
+        elif isinstance(msg, LLMUserMessage) and (owner := msg.attachment_of) and latest.get(owner, owner) != owner:
+            msg = replace(msg, attachment_of=latest[owner])
+        out.append(msg)
+    return out
+
+
+def _fresh_id(call_id: str, taken: set[str]) -> str:
+    n = 2
+    while f"{call_id}_{n}" in taken:
+        n += 1
+    taken.add(f"{call_id}_{n}")
+    return f"{call_id}_{n}"
 
 
 def _pair_tool_results(msgs: list[LLMMessage]) -> list[LLMMessage]:
