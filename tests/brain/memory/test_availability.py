@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import socket
 import sqlite3
+import types
 from pathlib import Path
 
+import asyncpg
 import pytest
 import sqlalchemy as sa
 
 from tests.brain.memory.conftest import pg_execute, reply, run_sync, trace_turn
 from tfrobot.brain.memory import MemoryStoreError, MemoryStoreUnavailable, SQLMessageStore
+from tfrobot.brain.memory.sql import _invalidate_lost
 
 
 def closed_port() -> int:
@@ -125,3 +128,23 @@ async def test_postgres_connections_killed_between_writes(pg_url: str) -> None:
         assert await store.recall("k", last_turns=1) == [later]
     finally:
         await store.aclose()
+
+
+async def test_a_connection_left_mid_operation_is_lost_and_invalidated(pg_url: str) -> None:
+    """Regression (soak): a backend killed during a query can leave asyncpg's protocol mid-operation; its
+    `InternalClientError` escaped as a raw error and the broken connection went back to the pool."""
+    broken = asyncpg.exceptions.InternalClientError("cannot switch to state 11; another operation (2) is in progress")
+    store = SQLMessageStore(pg_url)
+    try:
+        translated = store._translate(sa.exc.InternalError("SELECT 1", {}, broken))
+        assert type(translated) is MemoryStoreUnavailable
+        assert "another operation (2) is in progress" in str(translated)
+        assert sa.event.contains(store._engine.sync_engine, "handle_error", _invalidate_lost)
+    finally:
+        await store.aclose()
+    context = types.SimpleNamespace(original_exception=broken, is_disconnect=False)
+    _invalidate_lost(context)  # type: ignore[arg-type]
+    assert context.is_disconnect
+    other = types.SimpleNamespace(original_exception=asyncpg.exceptions.InternalClientError("x"), is_disconnect=False)
+    _invalidate_lost(other)  # type: ignore[arg-type]
+    assert not other.is_disconnect

@@ -98,7 +98,9 @@ def alembic_config(url: str | URL) -> Config:
 def _create_engine(url: URL, busy_timeout: float, **kwargs: Any) -> AsyncEngine:
     """An async engine for `url`; on SQLite with WAL, the busy timeout and our own BEGIN (see `_sqlite_begin`)."""
     if url.get_backend_name() != "sqlite":
-        return create_async_engine(url, **kwargs)
+        engine = create_async_engine(url, **kwargs)
+        sa.event.listen(engine.sync_engine, "handle_error", _invalidate_lost)
+        return engine
     engine = create_async_engine(url, connect_args={"timeout": busy_timeout}, **kwargs)
 
     def on_connect(dbapi_connection: Any, _record: object) -> None:
@@ -187,11 +189,21 @@ _UNAVAILABLE_STATES: Final = ("08", "57P01", "57P02", "57P03", "53300")
 up, too many connections. asyncpg reports them as plain DBAPIErrors, not OperationalErrors."""
 
 
-def _driver_interface_error(exc: BaseException) -> bool:
-    """A database driver's own (unwrapped) interface error, such as asyncpg's "connection is closed"."""
-    return type(exc).__module__.startswith("asyncpg") and any(
-        cls.__name__ == "InterfaceError" for cls in type(exc).__mro__
-    )
+def _lost_connection(exc: BaseException) -> bool:
+    """asyncpg's own error for a connection that can no longer be used: closed under us ("connection is
+    closed"), or its protocol left mid-operation by a backend killed during a query ("cannot switch to
+    state 11; another operation (2) is in progress")."""
+    if not type(exc).__module__.startswith("asyncpg"):
+        return False
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return "InterfaceError" in names or ("InternalClientError" in names and "cannot switch to state" in str(exc))
+
+
+def _invalidate_lost(context: sa.engine.ExceptionContext) -> None:
+    """SQLAlchemy knows neither of `_lost_connection`'s errors as a disconnect: without this, the broken
+    connection went back to the pool and failed the next call that checked it out."""
+    if any(_lost_connection(e) for e in _causes(context.original_exception)):
+        context.is_disconnect = True
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
@@ -288,7 +300,7 @@ class SQLMessageStore(MessageStore):
                 "(or open it with `await SQLMessageStore.open(url)`)."
             )
         lost = isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
-        driver = any(_driver_interface_error(e) or _unavailable_state(e) for e in _causes(exc))
+        driver = any(_lost_connection(e) or _unavailable_state(e) for e in _causes(exc))
         if not (lost or driver or isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError)):
             return exc
         if self.dialect == "sqlite":
@@ -325,7 +337,7 @@ class SQLMessageStore(MessageStore):
             except Exception as exc:
                 # The pool can check out a connection the server has just closed and raise the driver's own
                 # error, unwrapped (asyncpg: InterfaceError "connection is closed"); it is a lost connection.
-                if not _driver_interface_error(exc):
+                if not _lost_connection(exc):
                     raise
                 if attempt == 1:
                     continue
