@@ -189,9 +189,8 @@ class BaseMessage(BaseModel):
                     f"tool message {self.msg_id}: result #{index} is a bare string without a call id, and no "
                     "provider accepts a tool result it cannot match to its call; store a ToolReturn(call_id=…)"
                 )
-            out.append(
-                LLMToolMessage(tool_call_id=res.call_id, name=res.name, content=res.result, is_error=res.is_error)
-            )
+            # tool_call_id, content, name, is_error: by position (see the `llm_requests` docstring)
+            out.append(LLMToolMessage(res.call_id, res.result, res.name, res.is_error))
             if res.attachments:
                 carriers.append(LLMUserMessage(content=list(res.attachments), attachment_of=res.call_id))
         if not out:
