@@ -126,6 +126,17 @@ def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
     return f"{stem}_{digest}"
 
 
+def _first_of_each_id(msgs: list[BaseMessage]) -> list[BaseMessage]:
+    """`msgs` without the messages whose `msg_id` came earlier."""
+    present: set[str] = set()
+    kept: list[BaseMessage] = []
+    for msg in msgs:
+        if msg.msg_id not in present:
+            present.add(msg.msg_id)
+            kept.append(msg)
+    return kept
+
+
 class ChatLLM(BaseModel):
     """Base of every chat provider: settings, the request pipeline, and the call/stream entry points."""
 
@@ -174,17 +185,14 @@ class ChatLLM(BaseModel):
         the chain message it records, and callers may pass the current input in the history too) is
         kept once, at its first place."""
         msgs: list[BaseMessage] = []
-        present: set[str] = set()
         expand = self._expand_trace_for_msg
-        groups = [expand(msg) for msg in conversation or ()]
-        groups.append(expand(current_input))
-        groups.append(list(intermediate_msgs or ()))
-        for group in groups:
-            for msg in group:
-                msg_id = msg.msg_id
-                if msg_id not in present:
-                    present.add(msg_id)
-                    msgs.append(msg)
+        for msg in conversation or ():
+            expand(msg, msgs)
+        expand(current_input, msgs)
+        if intermediate_msgs:
+            msgs += intermediate_msgs
+        if len({msg.msg_id for msg in msgs}) != len(msgs):  # one set of the ids tells; usually nothing to drop
+            msgs = _first_of_each_id(msgs)
         # Every message here is a validated message instance (its attributes were just read): the containers
         # are built without validating each message a second time, and stay `Message`-typed for dumps.
         return PromptContext.model_construct(
@@ -194,14 +202,21 @@ class ChatLLM(BaseModel):
         )
 
     @staticmethod
-    def _expand_trace_for_msg(msg: BaseMessage) -> list[BaseMessage]:
-        """A user message with its trace around it: records before its `create_ts`, it, records after."""
-        if not isinstance(msg, UserMessage) or not msg.intermediate_trace.records:
-            return [msg]
-        pre, post = msg.intermediate_trace.split(msg.create_ts)
-        pre.append(msg)
-        pre += post
-        return pre
+    def _expand_trace_for_msg(msg: BaseMessage, into: list[BaseMessage] | None = None) -> list[BaseMessage]:
+        """A user message with its trace around it: records before its `create_ts`, it, records after.
+
+        Appended to `into` when given (`construct_prompt_context` passes its list: no list per message),
+        else to a new list; returns that list."""
+        out = [] if into is None else into
+        if not isinstance(msg, UserMessage) or not (trace := msg.intermediate_trace).records:
+            out.append(msg)
+            return out
+        records, cut = trace.ordered_cut(msg.create_ts)
+        if cut:
+            out += records[:cut]
+        out.append(msg)
+        out += records[cut:] if cut else records
+        return out
 
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
