@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tfrobot.brain.chain.llms import AnthropicChat, ChatLLM, OpenAIChat
-from tfrobot.brain.chain.llms.normalize import normalize
+from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
 
 TURNS = 200
@@ -366,10 +366,8 @@ def phases_ms(llm: ChatLLM, current: TextMessage, history: list[BaseMessage]) ->
         stamps.append(("_configure_api_params", clock()))
         request = llm.format_to_request_msgs(ctx)
         stamps.append(("format_to_request_msgs", clock()))
-        flat = request.to_list()
-        stamps.append(("to_list", clock()))
-        msgs = normalize(flat)
-        stamps.append(("normalize", clock()))
+        msgs = normalize_request(request)
+        stamps.append(("normalize_request", clock()))
         api = llm.reformat_request_msg_to_api(msgs, params)
         stamps.append(("reformat_request_msg_to_api", clock()))
         llm._assemble_api_request(params, api, None)

@@ -66,6 +66,12 @@ def test_neutral_messages_validate_and_dump_through_pydantic() -> None:
     assert LLMSystemMessage(content="a").model_dump(mode="json") == {"role": "system", "content": "a"}
 
 
+def test_flat_flattens_without_merging() -> None:
+    first, second = LLMSystemMessage(content="a"), LLMSystemMessage(content="b")
+    result = LLMToolMessage(tool_call_id="1", content="x")
+    assert LLMRequestMessages.model_construct([first, [second, result]]).flat() == [first, second, result]
+
+
 def test_fields_but_role_may_be_passed_by_position_in_the_declared_order() -> None:
     """The conversions build every neutral message by position (binding keywords costs more than building
     the object): this order is what they rely on."""

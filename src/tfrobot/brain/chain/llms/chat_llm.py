@@ -6,7 +6,8 @@ official SDK `create` call takes, in the seed's phases ("七段式请求组装")
 1. `construct_prompt_context`   history + current input + the chain's messages; traces expanded in place
 2. `_configure_api_params`      provider hook: model parameters (Anthropic/Gemini lift the system prompt)
 3. `format_to_request_msgs`     `msg.to_llm_request()` per message -> `LLMRequestMessages`
-4. `to_list` + `normalize`      flatten and merge; then the shared repair pass (`normalize.py`)
+4. `normalize_request`         `normalize(to_list())`: flatten and merge, then the shared repair pass
+                                (`normalize.py`); one scan when there is nothing to merge or repair
 5. `reformat_request_msg_to_api` provider hook: neutral messages -> the SDK's message dicts
 6. `_assemble_api_request`      provider hook: tools (cleaned of `x-*` keys) and parameters
 
@@ -28,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr
 
 from tfrobot.brain.chain.llms.errors import InvalidConversationError, LLMError, ProviderNotInstalledError
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
-from tfrobot.brain.chain.llms.normalize import normalize
+from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.brain.chain.llms.stream import MessageAssembler, StreamDelta
 from tfrobot.brain.chain.llms.tools import SchemaCleaner, ToolDefinition
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
@@ -291,7 +292,7 @@ class ChatLLM(BaseModel):
         ctx = self.construct_prompt_context(current_input, conversation, intermediate_msgs)
         params = self._configure_api_params(ctx, options)
         request_msgs = self.format_to_request_msgs(ctx)
-        llm_msgs = normalize(request_msgs.to_list())
+        llm_msgs = normalize_request(request_msgs)
         api_msgs = self.reformat_request_msg_to_api(llm_msgs, params)
         return self._assemble_api_request(params, api_msgs, tools)
 

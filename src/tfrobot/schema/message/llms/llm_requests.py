@@ -157,16 +157,26 @@ class LLMRequestMessages(RootModel):  # type: ignore[type-arg]  # `root` below t
         """
         merged: list[BaseLLMMessage] = []
         prev: BaseLLMMessage | None = None
-        for entry in self.root:
-            for msg in entry if isinstance(entry, list) else (entry,):
-                if isinstance(msg, LLMSystemMessage) and isinstance(prev, LLMSystemMessage):
-                    prev = merged[-1] = LLMSystemMessage(content=f"{prev.content}\n\n{msg.content}")
-                elif (joined := merge_user_messages(prev, msg)) is not None:
-                    prev = merged[-1] = joined
-                else:
-                    merged.append(msg)
-                    prev = msg
+        for msg in self.flat():
+            if isinstance(msg, LLMSystemMessage) and isinstance(prev, LLMSystemMessage):
+                prev = merged[-1] = LLMSystemMessage(content=f"{prev.content}\n\n{msg.content}")
+            elif (joined := merge_user_messages(prev, msg)) is not None:
+                prev = merged[-1] = joined
+            else:
+                merged.append(msg)
+                prev = msg
         return merged
+
+    def flat(self) -> list[BaseLLMMessage]:
+        """The entries flattened into one new list, nothing merged (`to_list` merges)."""
+        flat: list[BaseLLMMessage] = []
+        append = flat.append
+        for entry in self.root:
+            if isinstance(entry, list):
+                flat += entry
+            else:
+                append(entry)
+        return flat
 
 
 def merge_user_messages(prev: object, msg: object) -> LLMUserMessage | None:
