@@ -224,7 +224,7 @@ def _json_text(value: object) -> str:
 def part_text(part: BaseModel) -> str:
     """A part as text: its text, or a media part's `detail`, or a placeholder naming its source."""
     if isinstance(part, BaseMessage):
-        return content_text(part.content)
+        return part.text()
     text = getattr(part, "text", None)
     if isinstance(text, str):
         return text

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import AnyUrl, Field
 
-from tfrobot.schema.message.base import BaseMessage, content_text, part_text
+from tfrobot.schema.message.base import BaseMessage, content_text
 from tfrobot.schema.message.conversation.trace import IntermediateTrace
 from tfrobot.schema.message.discriminator import DEFAULT_TAG, DISPATCH, get_discriminator_value
 from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMUserMessage
@@ -206,7 +206,7 @@ def _history_parts(messages: Sequence[BaseMessage]) -> list[MsgPart]:
             parts.append(TextUserMsgPart(text=f"{who}:"))
             parts.extend(msg.content)
         else:
-            parts.append(TextUserMsgPart(text=f"{who}: {content_text(msg.content) or part_text(msg)}"))
+            parts.append(TextUserMsgPart(text=f"{who}: {msg.text()}"))
     return parts
 
 
