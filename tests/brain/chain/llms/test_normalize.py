@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,12 +13,13 @@ from hypothesis import strategies as st
 
 from tests.brain.chain.llms.conftest import conversation, current_turn
 from tfrobot.brain.chain.llms import InvalidConversationError, OpenAIChat, normalize
-from tfrobot.brain.chain.llms.normalize import EMPTY_CONSOLE, MISSING_RESULT, repair
+from tfrobot.brain.chain.llms.normalize import EMPTY_CONSOLE, MISSING_RESULT, normalize_request, repair
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message import (
     LLMAssistantMessage,
     LLMFunctionMessage,
     LLMMessage,
+    LLMRequestMessages,
     LLMSystemMessage,
     LLMTFLMessage,
     LLMToolMessage,
@@ -253,7 +256,7 @@ def _conversations(draw: st.DrawFn) -> list[LLMMessage]:
     return msgs
 
 
-def _outcome(fn: Callable[[list[LLMMessage]], list[LLMMessage]], msgs: list[LLMMessage]) -> object:
+def _outcome(fn: Callable[[Any], list[LLMMessage]], msgs: Any) -> object:
     try:
         return fn(msgs)
     except InvalidConversationError as exc:
@@ -301,3 +304,60 @@ def test_a_repeated_carrier_between_different_ones_is_kept_once() -> None:
         media,
     ]
     assert normalize(msgs) == repair(msgs) == msgs[:5]
+
+
+_NEIGHBOURS = [
+    [LLMSystemMessage(content="s1"), LLMSystemMessage(content="s2")],
+    [LLMUserMessage(content="u1"), LLMUserMessage(content="u2")],
+    [LLMUserMessage(content="u1", name="ann"), LLMUserMessage(content="u2")],
+    [LLMSystemMessage(content="s")],
+]
+
+
+@st.composite
+def _entries(draw: st.DrawFn) -> list[LLMMessage | list[LLMMessage]]:
+    """A conversation as `format_to_request_msgs` hands it on (some messages alone, some in lists), with
+    neighbours that `to_list` merges, and some that it must not, mixed in."""
+    msgs = draw(st.one_of(_messages, _conversations()))
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(msgs)))
+        msgs[at:at] = draw(st.sampled_from(_NEIGHBOURS))
+    entries: list[LLMMessage | list[LLMMessage]] = []
+    while msgs:
+        size = draw(st.integers(1, 3))
+        group, msgs = msgs[:size], msgs[size:]
+        entries.append(group if len(group) > 1 or draw(st.booleans()) else group[0])
+    return entries
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+@given(_entries())
+def test_normalize_request_is_normalize_of_to_list(entries: list[LLMMessage | list[LLMMessage]]) -> None:
+    request = LLMRequestMessages.model_construct(entries)
+    assert _outcome(normalize_request, request) == _outcome(lambda r: normalize(r.to_list()), request)
+
+
+def test_normalize_request_returns_well_formed_entries_themselves_flattened() -> None:
+    result = LLMToolMessage(tool_call_id="a", name="weather", content="A")
+    entries: list[LLMMessage | list[LLMMessage]] = [LLMSystemMessage(content="s"), LLMUserMessage(content="q")]
+    entries += [call("a"), [result], LLMAssistantMessage(content="done")]
+    request = LLMRequestMessages.model_construct(entries)
+    out = normalize_request(request)
+    assert all(a is b for a, b in zip(out, request.flat(), strict=True))
+
+
+def test_neighbouring_system_messages_are_merged_by_normalize_request() -> None:
+    request = LLMRequestMessages.model_construct([LLMSystemMessage(content="a"), [LLMSystemMessage(content="b")]])
+    assert normalize_request(request) == [LLMSystemMessage(content="a\n\nb")]
+
+
+@dataclass(slots=True)
+class _QuotedUserMessage(LLMUserMessage):
+    """A subclass of a neutral kind, as an application might define."""
+
+
+def test_a_subclass_of_a_kind_is_normalized_as_its_kind() -> None:
+    """The well-formed scan knows kinds by exact class: a subclass goes through the repair pass instead."""
+    msgs: list[LLMMessage] = [_QuotedUserMessage(content="q"), LLMAssistantMessage(content="a")]
+    assert normalize(msgs) == repair(msgs) == msgs
+    assert OpenAIChat().reformat_request_msg_to_api(normalize(msgs), {})[0] == {"role": "user", "content": "q"}

@@ -30,7 +30,7 @@ from tfrobot.brain.chain.llms import (
     TextDelta,
     ToolCallDelta,
 )
-from tfrobot.schema.message import AssistantTextMessage, TextMessage
+from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
 
 COMPLETION: dict[str, Any] = {
     "id": "chatcmpl-1",
@@ -236,6 +236,24 @@ def test_compatible_endpoint_replays_only_its_own_reasoning_in_the_tool_loop() -
     payload = chat.construct_request_params(turn, intermediate_msgs=chain)
     assistants = [m for m in payload["messages"] if m["role"] == "assistant"]
     assert assistants[-1]["reasoning_content"] == "Berlin needs one more call."
+
+
+@pytest.mark.parametrize(
+    ("replay", "replayed"), [("never", []), ("tool_loop", ["in the loop"]), ("always", ["earlier", "in the loop"])]
+)
+def test_reasoning_replay_sends_own_reasoning_where_the_setting_says(replay: str, replayed: list[str]) -> None:
+    earlier = AssistantTextMessage(content="Sunny.", reasoning_content="earlier", model="openai:m", create_ts=2)
+    history = [TextMessage(content="Paris?", create_ts=1), earlier]
+    call = ToolCall(id="c1", name="weather", arguments='{"city": "Berlin"}')
+    loop = [
+        AssistantTextMessage(tool_calls=[call], reasoning_content="in the loop", model="openai:m", create_ts=4),
+        BaseMessage(role="tool", tool_reses=[ToolReturn(call_id="c1", name="weather", result="12C")], create_ts=5),
+    ]
+    chat = OpenAIChat.model_validate({"reasoning_replay": replay})
+    payload = chat.construct_request_params(
+        TextMessage(content="Berlin?", create_ts=3), history, intermediate_msgs=loop
+    )
+    assert [m["reasoning_content"] for m in payload["messages"] if "reasoning_content" in m] == replayed
 
 
 async def test_async_stream_assembles_to_the_same_message() -> None:

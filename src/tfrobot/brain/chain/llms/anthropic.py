@@ -101,51 +101,51 @@ class AnthropicChat(ChatLLM):
 
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
+        # One pass, dispatched by an `isinstance` chain, most frequent kind first (see openai.py).
         call_ids: set[str] | None = None  # for attachment labels, computed when a carrier needs them
         results: dict[str, dict[str, Any]] = {}
         turns: list[dict[str, Any]] = []
         last_role, last_blocks = "", []  # the turn being built: same-role messages join it
         for index, msg in enumerate(msgs):
             blocks: list[dict[str, Any]]
-            match msg:
-                case LLMUserMessage():
-                    role, owner = "user", msg.attachment_of
-                    if owner is None:
-                        if isinstance(msg.content, str) and not msg.name:
-                            blocks = [{"type": "text", "text": msg.content}]
-                        else:
-                            blocks = self._blocks(msg, "user", f"messages[{index}]")
-                    elif owner in results:
-                        results[owner].setdefault("content", []).extend(
-                            self._blocks(msg, "tool_result", f"messages[{index}]")
-                        )
-                        continue
+            if isinstance(msg, LLMAssistantMessage):
+                role, blocks = "assistant", self._assistant(msg)
+            elif isinstance(msg, LLMUserMessage):
+                role, owner = "user", msg.attachment_of
+                if owner is None:
+                    if isinstance(msg.content, str) and not msg.name:
+                        blocks = [{"type": "text", "text": msg.content}]
                     else:
-                        if call_ids is None:
-                            call_ids = {c.id for m in msgs if isinstance(m, LLMAssistantMessage) for c in m.tool_calls}
-                        blocks = self._blocks(msg, "tool_result", f"messages[{index}]")
-                        blocks.insert(0, _text(attachment_label(owner, owner in call_ids)))
-                case LLMAssistantMessage():
-                    role, blocks = "assistant", self._assistant(msg)
-                case LLMToolMessage():
-                    block: dict[str, Any] = {
-                        "type": "tool_result",
-                        "tool_use_id": portable_id(msg.tool_call_id, ID_PATTERN),
-                    }
-                    if msg.content:
-                        block["content"] = [{"type": "text", "text": msg.content}]
-                    if msg.is_error:
-                        block["is_error"] = True
-                    results[msg.tool_call_id] = block
-                    role, blocks = "user", [block]
-                case LLMSystemMessage():
-                    role, blocks = "user", [_text(f"{SYSTEM_LABEL}\n{msg.content}")]
-                case LLMFunctionMessage():
-                    role, blocks = "user", [_text(f"[result of function {msg.name}]\n{msg.content}")]
-                case LLMTFLMessage():
-                    role, blocks = "user", [_text(f"{CONSOLE_LABEL}\n{msg.content}")]
-                case _:
-                    assert_never(msg)
+                        blocks = self._blocks(msg, "user", f"messages[{index}]")
+                elif owner in results:
+                    results[owner].setdefault("content", []).extend(
+                        self._blocks(msg, "tool_result", f"messages[{index}]")
+                    )
+                    continue
+                else:
+                    if call_ids is None:
+                        call_ids = {c.id for m in msgs if isinstance(m, LLMAssistantMessage) for c in m.tool_calls}
+                    blocks = self._blocks(msg, "tool_result", f"messages[{index}]")
+                    blocks.insert(0, _text(attachment_label(owner, owner in call_ids)))
+            elif isinstance(msg, LLMToolMessage):
+                block: dict[str, Any] = {
+                    "type": "tool_result",
+                    "tool_use_id": portable_id(msg.tool_call_id, ID_PATTERN),
+                }
+                if msg.content:
+                    block["content"] = [{"type": "text", "text": msg.content}]
+                if msg.is_error:
+                    block["is_error"] = True
+                results[msg.tool_call_id] = block
+                role, blocks = "user", [block]
+            elif isinstance(msg, LLMSystemMessage):
+                role, blocks = "user", [_text(f"{SYSTEM_LABEL}\n{msg.content}")]
+            elif isinstance(msg, LLMFunctionMessage):
+                role, blocks = "user", [_text(f"[result of function {msg.name}]\n{msg.content}")]
+            elif isinstance(msg, LLMTFLMessage):
+                role, blocks = "user", [_text(f"{CONSOLE_LABEL}\n{msg.content}")]
+            else:
+                assert_never(msg)
             if not blocks:
                 continue
             if role == last_role:

@@ -6,7 +6,8 @@ official SDK `create` call takes, in the seed's phases ("七段式请求组装")
 1. `construct_prompt_context`   history + current input + the chain's messages; traces expanded in place
 2. `_configure_api_params`      provider hook: model parameters (Anthropic/Gemini lift the system prompt)
 3. `format_to_request_msgs`     `msg.to_llm_request()` per message -> `LLMRequestMessages`
-4. `to_list` + `normalize`      flatten and merge; then the shared repair pass (`normalize.py`)
+4. `normalize_request`         `normalize(to_list())`: flatten and merge, then the shared repair pass
+                                (`normalize.py`); one scan when there is nothing to merge or repair
 5. `reformat_request_msg_to_api` provider hook: neutral messages -> the SDK's message dicts
 6. `_assemble_api_request`      provider hook: tools (cleaned of `x-*` keys) and parameters
 
@@ -28,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr
 
 from tfrobot.brain.chain.llms.errors import InvalidConversationError, LLMError, ProviderNotInstalledError
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
-from tfrobot.brain.chain.llms.normalize import normalize
+from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.brain.chain.llms.stream import MessageAssembler, StreamDelta
 from tfrobot.brain.chain.llms.tools import SchemaCleaner, ToolDefinition
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
@@ -126,6 +127,17 @@ def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
     return f"{stem}_{digest}"
 
 
+def _first_of_each_id(msgs: list[BaseMessage]) -> list[BaseMessage]:
+    """`msgs` without the messages whose `msg_id` came earlier."""
+    present: set[str] = set()
+    kept: list[BaseMessage] = []
+    for msg in msgs:
+        if msg.msg_id not in present:
+            present.add(msg.msg_id)
+            kept.append(msg)
+    return kept
+
+
 class ChatLLM(BaseModel):
     """Base of every chat provider: settings, the request pipeline, and the call/stream entry points."""
 
@@ -174,17 +186,14 @@ class ChatLLM(BaseModel):
         the chain message it records, and callers may pass the current input in the history too) is
         kept once, at its first place."""
         msgs: list[BaseMessage] = []
-        present: set[str] = set()
         expand = self._expand_trace_for_msg
-        groups = [expand(msg) for msg in conversation or ()]
-        groups.append(expand(current_input))
-        groups.append(list(intermediate_msgs or ()))
-        for group in groups:
-            for msg in group:
-                msg_id = msg.msg_id
-                if msg_id not in present:
-                    present.add(msg_id)
-                    msgs.append(msg)
+        for msg in conversation or ():
+            expand(msg, msgs)
+        expand(current_input, msgs)
+        if intermediate_msgs:
+            msgs += intermediate_msgs
+        if len({msg.msg_id for msg in msgs}) != len(msgs):  # one set of the ids tells; usually nothing to drop
+            msgs = _first_of_each_id(msgs)
         # Every message here is a validated message instance (its attributes were just read): the containers
         # are built without validating each message a second time, and stay `Message`-typed for dumps.
         return PromptContext.model_construct(
@@ -194,14 +203,21 @@ class ChatLLM(BaseModel):
         )
 
     @staticmethod
-    def _expand_trace_for_msg(msg: BaseMessage) -> list[BaseMessage]:
-        """A user message with its trace around it: records before its `create_ts`, it, records after."""
-        if not isinstance(msg, UserMessage) or not msg.intermediate_trace.records:
-            return [msg]
-        pre, post = msg.intermediate_trace.split(msg.create_ts)
-        pre.append(msg)
-        pre += post
-        return pre
+    def _expand_trace_for_msg(msg: BaseMessage, into: list[BaseMessage] | None = None) -> list[BaseMessage]:
+        """A user message with its trace around it: records before its `create_ts`, it, records after.
+
+        Appended to `into` when given (`construct_prompt_context` passes its list: no list per message),
+        else to a new list; returns that list."""
+        out = [] if into is None else into
+        if not isinstance(msg, UserMessage) or not (trace := msg.intermediate_trace).records:
+            out.append(msg)
+            return out
+        records, cut = trace.ordered_cut(msg.create_ts)
+        if cut:
+            out += records[:cut]
+        out.append(msg)
+        out += records[cut:] if cut else records
+        return out
 
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
@@ -276,7 +292,7 @@ class ChatLLM(BaseModel):
         ctx = self.construct_prompt_context(current_input, conversation, intermediate_msgs)
         params = self._configure_api_params(ctx, options)
         request_msgs = self.format_to_request_msgs(ctx)
-        llm_msgs = normalize(request_msgs.to_list())
+        llm_msgs = normalize_request(request_msgs)
         api_msgs = self.reformat_request_msg_to_api(llm_msgs, params)
         return self._assemble_api_request(params, api_msgs, tools)
 

@@ -14,6 +14,9 @@ raises `InvalidConversationError` (naming the message and the fix) on what has n
   their attachment carriers after them; a call without a result gets an error result saying so;
 * an orphan tool result (its call is not in the conversation) becomes user text, so nothing is lost;
 * consecutive assistant messages are merged; consecutive user messages carrying the same thing too.
+
+`normalize_request` is the entry of the request pipeline: `normalize(request.to_list())`, in one scan of
+the flattened entries when they need neither a merge nor a repair.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMAssistantMessage,
     LLMFunctionMessage,
     LLMMessage,
+    LLMRequestMessages,
     LLMSystemMessage,
     LLMTFLMessage,
     LLMToolMessage,
@@ -56,6 +60,18 @@ def normalize(msgs: Sequence[BaseLLMMessage]) -> list[LLMMessage]:
     return repair(msgs)
 
 
+def normalize_request(request: LLMRequestMessages) -> list[LLMMessage]:
+    """`normalize(request.to_list())`, which every request goes through, in one scan when possible.
+
+    The scan of the flattened entries rejects what `to_list` would merge (neighbouring system messages,
+    neighbouring user messages carrying the same thing) as well as what needs repair, so when it passes,
+    the flattened entries are the answer; otherwise the two steps run as they are."""
+    flat = request.flat()
+    if _well_formed(flat):
+        return cast("list[LLMMessage]", flat)
+    return normalize(request.to_list())
+
+
 def repair(msgs: Sequence[BaseLLMMessage]) -> list[LLMMessage]:
     """The full repair pass, without the well-formed shortcut (`normalize` returns the same)."""
     typed = [_typed(i, msg) for i, msg in enumerate(msgs)]
@@ -73,76 +89,77 @@ def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
     """Whether the repair pass would return `msgs` unchanged: every message of a known kind, nothing empty,
     every call id unique and answered right after its call in call order (named results, then at most one
     media carrier per call, in call order), no orphan result or misplaced carrier, no same-role neighbours
-    to merge. False means "not proven", never "broken": the repair pass then decides."""
+    to merge, not even system messages (which only `to_list` merges: so a pass also proves that `to_list`
+    has nothing to merge, see `normalize_request`). False means "not proven", never "broken": the repair
+    pass then decides.
+
+    Kinds are told by exact class (`type(msg) is`, a third of the cost of a `match` on class patterns, and
+    this runs for every message of every request): an instance of a subclass is "not proven" either, and
+    the repair pass, which dispatches with `isinstance`, takes it."""
     calls: set[str] = set()
     pending: list[ToolCall] = []  # calls of the last assistant message whose results must come next
-    next_result = 0
+    next_result = waiting = 0  # the next of them, and how many there are
     zone: Mapping[str, int] = _NO_ZONE  # call id -> position: calls whose carriers may follow here
     zone_at = -1  # position in `zone` of the last carrier seen
     strays: set[str] = set()  # attachment_of of carriers outside a zone: must not turn out to be call ids
     prev: BaseLLMMessage | None = None
     for msg in msgs:
-        if next_result < len(pending):
-            if not isinstance(msg, LLMToolMessage):
+        if next_result < waiting:
+            if type(msg) is not LLMToolMessage:
                 return False
-            call = pending[next_result]
-            if msg.tool_call_id != call.id or msg.name is None:
+            if msg.tool_call_id != pending[next_result].id or msg.name is None:
                 return False
             next_result += 1
-            prev = msg
-            continue
-        match msg:
-            case LLMUserMessage():
-                content = msg.content
-                if isinstance(content, str):
-                    if not content or content.isspace():
+        elif type(msg) is LLMAssistantMessage:
+            text = msg.content
+            if text is not None and (not text or text.isspace()):
+                return False
+            if type(prev) is LLMAssistantMessage and not prev.tool_calls:
+                return False
+            zone = _NO_ZONE
+            if msg.tool_calls:
+                zone = {}
+                for call in msg.tool_calls:
+                    call_id = call.id
+                    if call_id in calls:
                         return False
-                elif not content or any(isinstance(p, TextUserMsgPart) and _blank(p.text) for p in content):
+                    calls.add(call_id)
+                    zone[call_id] = len(zone)
+                zone_at, pending, next_result, waiting = -1, msg.tool_calls, 0, len(msg.tool_calls)
+            elif text is None and not (msg.reasoning_blocks or msg.reasoning_content):
+                return False
+        elif type(msg) is LLMUserMessage:
+            content, owner = msg.content, msg.attachment_of
+            if isinstance(content, str):
+                if not content or content.isspace():
                     return False
-                if (
-                    isinstance(prev, LLMUserMessage)
-                    and prev.attachment_of == msg.attachment_of
-                    and prev.name == msg.name
-                ):
-                    return False
-                owner = msg.attachment_of
-                at = zone.get(owner, -1) if owner is not None else -1
-                if owner is None:
-                    zone = _NO_ZONE
-                elif at > zone_at:  # (several carriers for one call: the repair pass merges or dedupes them)
-                    zone_at = at
-                elif owner in calls:
-                    return False
-                else:
-                    strays.add(owner)
-                    zone = _NO_ZONE
-            case LLMAssistantMessage():
-                text = msg.content
-                if text is not None and (not text or text.isspace()):
-                    return False
-                if isinstance(prev, LLMAssistantMessage) and not prev.tool_calls:
-                    return False
+            elif not content or any(isinstance(p, TextUserMsgPart) and _blank(p.text) for p in content):
+                return False
+            if type(prev) is LLMUserMessage and prev.attachment_of == owner and prev.name == msg.name:
+                return False
+            if owner is None:
                 zone = _NO_ZONE
-                if msg.tool_calls:
-                    zone = {}
-                    for call in msg.tool_calls:
-                        if call.id in calls:
-                            return False
-                        calls.add(call.id)
-                        zone[call.id] = len(zone)
-                    zone_at, pending, next_result = -1, msg.tool_calls, 0
-                elif msg.content is None and not (msg.reasoning_blocks or msg.reasoning_content):
-                    return False
-            case LLMSystemMessage() | LLMTFLMessage():
-                if _blank(msg.content):
-                    return False
+            elif (at := zone.get(owner, -1)) > zone_at:
+                zone_at = at  # (several carriers for one call: the repair pass merges or dedupes them)
+            elif owner in calls:
+                return False
+            else:
+                strays.add(owner)
                 zone = _NO_ZONE
-            case LLMFunctionMessage():
-                zone = _NO_ZONE
-            case _:
-                return False  # a result out of place, or an unknown kind: the repair pass decides
+        elif type(msg) is LLMSystemMessage:
+            if _blank(msg.content) or type(prev) is LLMSystemMessage:
+                return False
+            zone = _NO_ZONE
+        elif type(msg) is LLMTFLMessage:
+            if _blank(msg.content):
+                return False
+            zone = _NO_ZONE
+        elif type(msg) is LLMFunctionMessage:
+            zone = _NO_ZONE
+        else:
+            return False  # a result out of place, or a kind not known exactly: the repair pass decides
         prev = msg
-    return next_result == len(pending) and strays.isdisjoint(calls)
+    return next_result == waiting and strays.isdisjoint(calls)
 
 
 def _typed(index: int, msg: BaseLLMMessage) -> LLMMessage:

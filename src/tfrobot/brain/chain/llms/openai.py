@@ -87,45 +87,49 @@ class OpenAIChat(ChatLLM):
 
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
-        # One pass; what only some messages need (the call ids for attachment labels, the last user turn for
-        # reasoning replay) is computed only when a message needs it.
+        # One pass; what only some messages need (the call ids for attachment labels) is computed only when a
+        # message needs it. Kinds are dispatched by an `isinstance` chain, most frequent first, ending in
+        # `assert_never` (as exhaustive for the type checker as a `match`, whose class patterns cost about
+        # twice as much per case: this runs for every message of every request).
         call_ids: set[str] | None = None
-        replay = self.reasoning_replay
-        last_user = -1
-        if replay == "tool_loop":
-            last_user = max(
-                (i for i, m in enumerate(msgs) if isinstance(m, LLMUserMessage) and m.attachment_of is None),
-                default=-1,
-            )
+        replay_from = self._replay_from(msgs)
         out: list[dict[str, Any]] = []
         append = out.append
         for index, msg in enumerate(msgs):
-            match msg:
-                case LLMUserMessage():
-                    if msg.attachment_of is None and isinstance(msg.content, str) and not msg.name:
-                        append({"role": "user", "content": msg.content})
-                        continue
-                    if call_ids is None:
-                        call_ids = _call_ids(msgs)
-                    append(self._user(msg, call_ids, f"messages[{index}]"))
-                case LLMAssistantMessage():
-                    assistant = self._assistant(
-                        msg, replay=replay == "always" or (replay == "tool_loop" and index > last_user)
-                    )
-                    if assistant is not None:
-                        append(assistant)
-                case LLMToolMessage():
-                    content = f"[tool error] {msg.content}" if msg.is_error else msg.content
-                    append({"role": "tool", "tool_call_id": msg.tool_call_id, "content": content})
-                case LLMSystemMessage():
-                    append({"role": "system", "content": msg.content})
-                case LLMTFLMessage():
-                    append({"role": "user", "content": f"{CONSOLE_LABEL}\n{msg.content}"})
-                case LLMFunctionMessage():
-                    append({"role": "function", "name": msg.name, "content": msg.content})
-                case _:
-                    assert_never(msg)
+            if isinstance(msg, LLMAssistantMessage):
+                if (assistant := self._assistant(msg, index >= replay_from)) is not None:
+                    append(assistant)
+            elif isinstance(msg, LLMUserMessage):
+                if msg.attachment_of is None and isinstance(msg.content, str) and not msg.name:
+                    append({"role": "user", "content": msg.content})
+                    continue
+                if call_ids is None:
+                    call_ids = _call_ids(msgs)
+                append(self._user(msg, call_ids, f"messages[{index}]"))
+            elif isinstance(msg, LLMToolMessage):
+                content = f"[tool error] {msg.content}" if msg.is_error else msg.content
+                append({"role": "tool", "tool_call_id": msg.tool_call_id, "content": content})
+            elif isinstance(msg, LLMSystemMessage):
+                append({"role": "system", "content": msg.content})
+            elif isinstance(msg, LLMTFLMessage):
+                append({"role": "user", "content": f"{CONSOLE_LABEL}\n{msg.content}"})
+            elif isinstance(msg, LLMFunctionMessage):
+                append({"role": "function", "name": msg.name, "content": msg.content})
+            else:
+                assert_never(msg)
         return out
+
+    def _replay_from(self, msgs: list[LLMMessage]) -> int:
+        """The position from which `reasoning_replay` asks for the reasoning text of assistant messages
+        (`len(msgs)`: none): one comparison per message then, instead of reading the setting each time."""
+        match self.reasoning_replay:
+            case "always":
+                return 0
+            case "tool_loop":  # after the last user turn
+                turns = (i for i, m in enumerate(msgs) if isinstance(m, LLMUserMessage) and m.attachment_of is None)
+                return 1 + max(turns, default=-1)
+            case "never":
+                return len(msgs)
 
     def _user(self, msg: LLMUserMessage, call_ids: set[str], where: str) -> dict[str, Any]:
         out: dict[str, Any] = {"role": "user"}
@@ -172,7 +176,7 @@ class OpenAIChat(ChatLLM):
             return media.data is not None and media.media_type == "application/pdf"
         return True
 
-    def _assistant(self, msg: LLMAssistantMessage, *, replay: bool) -> dict[str, Any] | None:
+    def _assistant(self, msg: LLMAssistantMessage, replay: bool) -> dict[str, Any] | None:
         """The assistant message, or None when nothing of it is for this endpoint (e.g. a reply that
         held only another provider's reasoning blocks: an empty assistant message is a 400). `replay`:
         whether `reasoning_replay` asks for this message's reasoning text (if this provider wrote it)."""

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import AnyUrl, Field
 
-from tfrobot.schema.message.base import BaseMessage, content_text, part_text
+from tfrobot.schema.message.base import BaseMessage, content_text
 from tfrobot.schema.message.conversation.trace import IntermediateTrace
 from tfrobot.schema.message.discriminator import DEFAULT_TAG, DISPATCH, get_discriminator_value
 from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMUserMessage
@@ -56,8 +56,8 @@ class UserMessage(BaseMessage):
     )
 
     def _llm_user(self, content: str | list[MsgPart]) -> LLMUserMessage:
-        name = self.creator.name if self.creator is not None else None
-        return LLMUserMessage(content=content, name=name)
+        creator = self.creator
+        return LLMUserMessage(content, None if creator is None else creator.name)
 
 
 class TextMessage(UserMessage):
@@ -67,8 +67,8 @@ class TextMessage(UserMessage):
     content: str
 
     def to_llm_request(self) -> LLMUserMessage:
-        creator = self.creator
-        return LLMUserMessage(content=self.content, name=None if creator is None else creator.name)
+        creator = self.creator  # (fields by position, here and below: see the `llm_requests` docstring)
+        return LLMUserMessage(self.content, None if creator is None else creator.name)
 
 
 class ImageMessage(UserMessage):
@@ -184,12 +184,12 @@ class AssistantTextMessage(AssistantMessage):
                 if script not in content:
                     content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
         calls, blocks = self.tool_calls, self.reasoning_blocks
-        return LLMAssistantMessage(
-            content=content or None,
-            tool_calls=list(calls) if calls else [],
-            reasoning_content=self.reasoning_content,
-            reasoning_blocks=list(blocks) if blocks else [],
-            model=self.model,
+        return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model
+            content or None,
+            list(calls) if calls else [],
+            self.reasoning_content,
+            list(blocks) if blocks else [],
+            self.model,
         )
 
 
@@ -206,7 +206,7 @@ def _history_parts(messages: Sequence[BaseMessage]) -> list[MsgPart]:
             parts.append(TextUserMsgPart(text=f"{who}:"))
             parts.extend(msg.content)
         else:
-            parts.append(TextUserMsgPart(text=f"{who}: {content_text(msg.content) or part_text(msg)}"))
+            parts.append(TextUserMsgPart(text=f"{who}: {msg.text()}"))
     return parts
 
 

@@ -56,15 +56,23 @@ class IntermediateTrace(BaseModel):
 
     def split(self, create_ts: int) -> tuple[list[BaseMessage], list[BaseMessage]]:
         """Records created before `create_ts` (pre) and at or after it (post), each in order."""
+        records, cut = self.ordered_cut(create_ts)
+        return records[:cut], records[cut:]
+
+    def ordered_cut(self, create_ts: int) -> tuple[list[BaseMessage], int]:
+        """The records in order and how many of them were created before `create_ts`.
+
+        The list is `records` itself when it is in order already (the usual case, checked in the same pass
+        that counts): read it, do not change it. Trace expansion places every turn's records around its
+        user message this way on every request, without copying them into lists of their own first."""
         records = self.records
-        previous, cut = -1 << 63, len(records)
-        for index, msg in enumerate(records):  # usually in order already: check it and find the cut at once
+        previous, cut = -1 << 63, 0
+        for msg in records:
             ts = msg.create_ts
             if ts <= previous:
                 ordered = sorted(records, key=_order)
-                cut = next((i for i, m in enumerate(ordered) if m.create_ts >= create_ts), len(ordered))
-                return ordered[:cut], ordered[cut:]
-            if cut > index and ts >= create_ts:
-                cut = index
+                return ordered, next((i for i, m in enumerate(ordered) if m.create_ts >= create_ts), len(ordered))
+            if ts < create_ts:
+                cut += 1  # strictly increasing so far, so the records before the cut are a prefix
             previous = ts
-        return records[:cut], records[cut:]
+        return records, cut

@@ -6,8 +6,11 @@ attachments in user messages that say what they belong to) yet free of any provi
 They are built on every request from messages that were validated when they were made, so they are
 slotted standard-library dataclasses: cheap to build (no second validation), compared field by field,
 and still a Pydantic type. `TypeAdapter(LLMMessage)` validates dicts into them (unknown keys refused)
-and dumps them (`model_dump`/`model_validate` on each class are shortcuts to that adapter). Construct
-them with keywords, as before; the constructor does not coerce, so pass the declared types.
+and dumps them (`model_dump`/`model_validate` on each class are shortcuts to that adapter). The
+constructor does not coerce, so pass the declared types. Construct them with keywords; `role` takes
+nothing else. The other fields may also be passed by position, in the order declared: the conversions
+that build one message per message of every request do, because binding keywords costs more in CPython
+than building the object (a positional call of `LLMAssistantMessage` takes about half the time).
 """
 
 from __future__ import annotations
@@ -66,30 +69,30 @@ class BaseLLMMessage:
         return replace(self, **(update or {}))
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True)
 class LLMSystemMessage(BaseLLMMessage):
     """System instructions. Providers without a system role lift or degrade it."""
 
-    role: Literal["system"] = "system"
+    role: Literal["system"] = field(default="system", kw_only=True)
     content: str
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True)
 class LLMUserMessage(BaseLLMMessage):
     """User text or parts. `attachment_of` marks a message that only carries the media of a tool call or
     console run (its id), so a provider can fold it back into that result where the API allows."""
 
-    role: Literal["user"] = "user"
+    role: Literal["user"] = field(default="user", kw_only=True)
     content: str | list[MsgPart]
     name: str | None = None
     attachment_of: str | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True)
 class LLMAssistantMessage(BaseLLMMessage):
     """Assistant text, tool calls and reasoning; nothing of an `AssistantTextMessage` is left behind."""
 
-    role: Literal["assistant"] = "assistant"
+    role: Literal["assistant"] = field(default="assistant", kw_only=True)
     content: str | None = None
     tool_calls: list[LLMToolCall] = field(default_factory=list)
     reasoning_content: str | None = None
@@ -102,32 +105,32 @@ class LLMAssistantMessage(BaseLLMMessage):
     ] = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True)
 class LLMToolMessage(BaseLLMMessage):
     """The result of one tool call."""
 
-    role: Literal["tool"] = "tool"
+    role: Literal["tool"] = field(default="tool", kw_only=True)
     tool_call_id: str
     content: str
     name: str | None = None
     is_error: bool = False
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True)
 class LLMFunctionMessage(BaseLLMMessage):
     """The result of a legacy function call."""
 
-    role: Literal["function"] = "function"
+    role: Literal["function"] = field(default="function", kw_only=True)
     name: str
     content: str
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True)
 class LLMTFLMessage(BaseLLMMessage):
     """TFL console output. No provider has this role: OpenAI rewrites it to user, Anthropic to a user
     text block (seed: "console role → user text block（降级）")."""
 
-    role: Literal["console"] = "console"
+    role: Literal["console"] = field(default="console", kw_only=True)
     content: str
 
 
@@ -154,16 +157,26 @@ class LLMRequestMessages(RootModel):  # type: ignore[type-arg]  # `root` below t
         """
         merged: list[BaseLLMMessage] = []
         prev: BaseLLMMessage | None = None
-        for entry in self.root:
-            for msg in entry if isinstance(entry, list) else (entry,):
-                if isinstance(msg, LLMSystemMessage) and isinstance(prev, LLMSystemMessage):
-                    prev = merged[-1] = LLMSystemMessage(content=f"{prev.content}\n\n{msg.content}")
-                elif (joined := merge_user_messages(prev, msg)) is not None:
-                    prev = merged[-1] = joined
-                else:
-                    merged.append(msg)
-                    prev = msg
+        for msg in self.flat():
+            if isinstance(msg, LLMSystemMessage) and isinstance(prev, LLMSystemMessage):
+                prev = merged[-1] = LLMSystemMessage(content=f"{prev.content}\n\n{msg.content}")
+            elif (joined := merge_user_messages(prev, msg)) is not None:
+                prev = merged[-1] = joined
+            else:
+                merged.append(msg)
+                prev = msg
         return merged
+
+    def flat(self) -> list[BaseLLMMessage]:
+        """The entries flattened into one new list, nothing merged (`to_list` merges)."""
+        flat: list[BaseLLMMessage] = []
+        append = flat.append
+        for entry in self.root:
+            if isinstance(entry, list):
+                flat += entry
+            else:
+                append(entry)
+        return flat
 
 
 def merge_user_messages(prev: object, msg: object) -> LLMUserMessage | None:
