@@ -15,6 +15,9 @@ FAST = 1.0
 machine stretch wall time, and what must be small is the work this process did before stopping."""
 WALL = 5.0
 """A sanity bound on wall time, for the same reason generous."""
+LONGEST = 3.0
+"""Seconds of CPU the longest allowed script may cost to parse and run: ~0.45 s here, twice that on a busy
+shared VM (CI once measured 1.05 s); a cost quadratic in its 20,000 characters would take minutes."""
 
 
 def stopped(script: str, **limits: Any) -> tuple[dict[str, Any], float]:
@@ -213,5 +216,5 @@ def test_the_longest_allowed_script_is_handled_quickly(script: str) -> None:
     assert len(script) <= TFLLimits().max_script_chars
     cpu = time.process_time()
     result = run(script)
-    assert time.process_time() - cpu < FAST
+    assert time.process_time() - cpu < LONGEST
     assert result.trace_meta is not None
