@@ -11,6 +11,7 @@ the outage every worker's next turn succeeds, on the same store object (no resta
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from collections import Counter
@@ -20,6 +21,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from tests.conftest import pg_execute, run_sync
+from tests.reliability.servers import HttpConnection, Server, fresh_database, serve
 from tfrobot.brain.brain import Brain
 from tfrobot.brain.demo import demo_chain
 from tfrobot.brain.memory import MemoryStoreUnavailable, SQLMessageStore
@@ -28,6 +30,8 @@ from tfrobot.schema.message import TextMessage
 SOAK = os.environ.get("RELIABILITY_SOAK") == "1"
 WORKERS, TURNS, KILLS = (32, 40, 300) if SOAK else (8, 8, 25)
 QUESTIONS = ["weather in Paris and Tokyo?", "and tomorrow?"]
+CHAT = "/api/robots/demo/chat"
+DOCS = "/api/robots/demo/components/memory/actions"
 
 
 async def _killer(url: str, stop: asyncio.Event, kills: list[int]) -> None:
@@ -122,3 +126,71 @@ async def test_the_outage_is_reported_and_then_over(pg_url: str, turns: int) -> 
         assert ids[-2:] == [after.msg_id, answer.msg_id]
     finally:
         await store.aclose()
+
+
+async def _http_client(server: Server, name: str, killer: asyncio.Task[None], seen: Counter[str]) -> list[str]:
+    """Chat turns, page reads and updates until the killer is done, then one more chat turn; returns the
+    ids of the answers the server accepted (200), in order. Only 200 and 503 `unavailable` are allowed."""
+    conn = HttpConnection(server.port)
+    accepted: list[str] = []
+    turn = 0
+    try:
+        while True:
+            last = killer.done()
+            for path, payload, token in (
+                (CHAT, {"message": f"{QUESTIONS[turn % 2]} ({name} {turn})", "conversationId": name}, server.write),
+                (f"{DOCS}/aget_docs", {"page": 1, "page_size": 5}, server.read),
+                (f"{DOCS}/aupdate_doc", {"doc_id": 1 + turn % 42, "keywords": [name], "metadata": {}}, server.write),
+            ):
+                status, body = await conn.post(path, payload, token)
+                seen[str(status)] += 1
+                if status == 503:
+                    assert json.loads(body)["error"] == "unavailable", body
+                    assert not last, f"{path} still failing after the outage: {body!r}"
+                    continue
+                assert status == 200, f"{path}: HTTP {status} {body!r}"
+                if path == CHAT:
+                    accepted.append(json.loads(body)["message"]["msg_id"])
+            turn += 1
+            if last:
+                return accepted
+    finally:
+        conn.close()
+
+
+async def test_server_requests_during_killed_connections_fail_clearly_and_recover(pg_url: str) -> None:
+    """The same faults under a real `tfrobot serve`: every request is answered 200, or 503 `unavailable`
+    with `Retry-After` (never a 500 or a dropped connection); every chat turn answered 200 is stored once,
+    in order; after the outage every client's requests succeed again, the server never restarted."""
+    clients = WORKERS // 2
+    seen: Counter[str] = Counter()
+    kills: list[int] = []
+    stop = asyncio.Event()
+    async with fresh_database() as url:
+        async with serve(url) as (server,):
+            killer = asyncio.create_task(_killer(url, stop, kills))
+            names = [f"h{i}" for i in range(clients)]
+            try:
+                results = await asyncio.gather(*(_http_client(server, name, killer, seen) for name in names))
+            finally:
+                stop.set()
+                await killer
+            assert server.process.poll() is None, "the server exited"
+        store = SQLMessageStore(url)
+        try:
+            checked = 0
+            for name, accepted in zip(names, results, strict=True):
+                stored = [m.msg_id for m in await store.recall(name)]
+                assert not [k for k, n in Counter(stored).items() if n > 1], f"{name}: duplicated messages"
+                positions = [stored.index(i) for i in accepted]  # ValueError here = a lost message
+                assert positions == sorted(positions), f"{name}: accepted turns out of order"
+                checked += len(stored)
+        finally:
+            await store.aclose()
+    assert sum(kills) > 0, "no connection was ever killed: the test did not test anything"
+    assert seen["503"] > 0, "no request met the outage: the test did not test anything"
+    print(
+        f"\npg faults over HTTP: {clients} clients, {len(kills)} kill rounds ({sum(kills)} backends terminated), "
+        f"{sum(seen.values())} requests: {seen['200']} x 200, {seen['503']} x 503 unavailable; "
+        f"{sum(map(len, results))} chat turns accepted, {checked} messages checked, 0 lost, 0 duplicated"
+    )

@@ -2,7 +2,8 @@
 
 A component failure is answered with 500 and an error id that is also in the server log with
 the stack trace; the response never carries the trace or the exception text, which may hold
-internals (paths, SQL, secrets).
+internals (paths, SQL, secrets). A database that is not there (refused, restarting, a connection
+killed) is a 503 with `Retry-After`: the same request can succeed in a moment.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from fastapi.responses import JSONResponse
 from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from tfrobot.brain.memory import database_unavailable
 from tfrobotserver.dtos.api import ErrorBody, FieldError
 
 logger = logging.getLogger("tfrobotserver")
@@ -56,8 +58,17 @@ def field_errors(details: Iterable[ErrorDetails | Mapping[str, Any]], skip_prefi
 
 
 def internal_error(exc: BaseException, where: str) -> ApiError:
-    """Log `exc` with a fresh error id and return the 500 that quotes only the id."""
+    """Log `exc` with a fresh error id and return the 500 that quotes only the id; or, when the database
+    was not there (refused, restarting, connection killed), the 503 that says so and to retry."""
     error_id = uuid.uuid4().hex
+    if database_unavailable(exc):
+        logger.warning("%s: database unavailable; error id %s", where, error_id, exc_info=exc)
+        return ApiError(
+            503,
+            "unavailable",
+            f"{where} failed: the database is unavailable right now; retry in a moment (error id {error_id})",
+            error_id=error_id,
+        )
     logger.error("%s failed; error id %s", where, error_id, exc_info=exc)
     return ApiError(
         500,
@@ -67,9 +78,12 @@ def internal_error(exc: BaseException, where: str) -> ApiError:
     )
 
 
+_HEADERS = {401: {"WWW-Authenticate": "Bearer"}, 503: {"Retry-After": "1"}}
+
+
 def _response(err: ApiError) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if err.status == 401 else None
-    return JSONResponse(err.body.model_dump(mode="json", exclude_none=True), status_code=err.status, headers=headers)
+    body = err.body.model_dump(mode="json", exclude_none=True)
+    return JSONResponse(body, status_code=err.status, headers=_HEADERS.get(err.status))
 
 
 def install_error_handlers(app: FastAPI) -> None:

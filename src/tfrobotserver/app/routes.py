@@ -102,6 +102,7 @@ _PARAMS_BODY = {
         200: {"description": "the action's result, serialized by its return type (see retSchema)"},
         422: {"model": ErrorBody, "description": "invalid parameters: every field's path and message"},
         500: {"model": ErrorBody, "description": "the component failed; quote errorId"},
+        503: {"model": ErrorBody, "description": "the database is unavailable right now; retry (Retry-After)"},
     },
 )
 async def call_action(

@@ -17,6 +17,7 @@ from typing import Final
 from sqlalchemy import Connection, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+from tfrobot.brain.memory import watch_lost_connections
 from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.robot.base import Robot
@@ -77,6 +78,7 @@ class Runtime:
         # fixed pool, as `SQLMessageStore`'s: a burst waits for a connection rather than opening new backends
         pooling = {} if url.startswith("sqlite") else {"pool_size": settings.pool_size, "max_overflow": 0}
         self.engine: AsyncEngine = create_async_engine(url, **pooling)
+        watch_lost_connections(self.engine)
         self.sessions: async_sessionmaker[AsyncSession] = async_sessionmaker(self.engine, expire_on_commit=False)
         self._started = False
         self._lock = asyncio.Lock()

@@ -15,8 +15,10 @@ def test_memory_public_names() -> None:
         "MessageStore",
         "Page",
         "SQLMessageStore",
+        "database_unavailable",
         "default_url",
         "estimate_tokens",
+        "watch_lost_connections",
     ]
     assert all(hasattr(memory, name) for name in memory.__all__)
 

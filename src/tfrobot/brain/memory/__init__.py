@@ -12,7 +12,13 @@ from tfrobot.brain.memory.base import (
     Page,
     estimate_tokens,
 )
-from tfrobot.brain.memory.sql import MEMORY_URL_ENV, SQLMessageStore, default_url
+from tfrobot.brain.memory.sql import (
+    MEMORY_URL_ENV,
+    SQLMessageStore,
+    database_unavailable,
+    default_url,
+    watch_lost_connections,
+)
 
 __all__ = [
     "MEMORY_URL_ENV",
@@ -22,6 +28,8 @@ __all__ = [
     "MessageStore",
     "Page",
     "SQLMessageStore",
+    "database_unavailable",
     "default_url",
     "estimate_tokens",
+    "watch_lost_connections",
 ]

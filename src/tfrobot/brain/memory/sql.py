@@ -99,7 +99,7 @@ def _create_engine(url: URL, busy_timeout: float, **kwargs: Any) -> AsyncEngine:
     """An async engine for `url`; on SQLite with WAL, the busy timeout and our own BEGIN (see `_sqlite_begin`)."""
     if url.get_backend_name() != "sqlite":
         engine = create_async_engine(url, **kwargs)
-        sa.event.listen(engine.sync_engine, "handle_error", _invalidate_lost)
+        watch_lost_connections(engine)
         return engine
     engine = create_async_engine(url, connect_args={"timeout": busy_timeout}, **kwargs)
 
@@ -206,6 +206,25 @@ def _invalidate_lost(context: sa.engine.ExceptionContext) -> None:
         context.is_disconnect = True
 
 
+def watch_lost_connections(engine: AsyncEngine) -> None:
+    """Make `engine` drop a connection asyncpg reports lost in its own words (see `_lost_connection`)
+    instead of pooling it again. `SQLMessageStore` does this for its engines; the server for its own."""
+    if not sa.event.contains(engine.sync_engine, "handle_error", _invalidate_lost):
+        sa.event.listen(engine.sync_engine, "handle_error", _invalidate_lost)
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """Whether `exc` means the database is not there for us right now (refused, restarting, connection
+    killed or lost), as opposed to a mistake in the query or the data: such a call can succeed if retried."""
+    if isinstance(exc, MemoryStoreUnavailable):
+        return True
+    if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    if isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError):
+        return True
+    return any(_lost_connection(e) or _unavailable_state(e) for e in _causes(exc))
+
+
 def _causes(exc: BaseException) -> list[BaseException]:
     """`exc`, the driver error it wraps, and what caused those (SQLAlchemy and asyncpg nest them)."""
     found: list[BaseException] = []
@@ -299,9 +318,7 @@ class SQLMessageStore(MessageStore):
                 f"memory store {self.safe_url} has no schema ({cause}). Fix: `await store.migrate()` once "
                 "(or open it with `await SQLMessageStore.open(url)`)."
             )
-        lost = isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
-        driver = any(_lost_connection(e) or _unavailable_state(e) for e in _causes(exc))
-        if not (lost or driver or isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError)):
+        if not database_unavailable(exc):
             return exc
         if self.dialect == "sqlite":
             fix = (
