@@ -77,4 +77,21 @@ describe("chat", () => {
     send("hi");
     await waitFor(() => expect(screen.getByText(/HTTP 500: boom/)).toBeTruthy());
   });
+
+  it("shows the server's error message with its error id, and sends the token", async () => {
+    localStorage.setItem("tfrobot.token", "s3cret");
+    const body = { error: "unavailable", message: "demo/chat failed: the database is unavailable right now; retry in a moment", errorId: "e42" };
+    const fetchDouble = vi.fn(async (_url: string, _init?: RequestInit) => new Response(JSON.stringify(body), { status: 503, headers: { "content-type": "application/json" } }));
+    vi.stubGlobal("fetch", fetchDouble);
+    render(
+      <MantineProvider>
+        <ChatView robot="demo" />
+      </MantineProvider>,
+    );
+    send("hi");
+    await waitFor(() => expect(screen.getByText(/the database is unavailable right now; retry in a moment \(error id e42\)/)).toBeTruthy());
+    const init = fetchDouble.mock.calls[0]?.[1] as RequestInit | undefined;
+    expect(new Headers(init?.headers).get("Authorization")).toBe("Bearer s3cret");
+    localStorage.removeItem("tfrobot.token");
+  });
 });

@@ -83,32 +83,43 @@ function messageOf(status: number, body: unknown): string {
     if (typeof b.message === "string") return b.message;
     if (typeof b.error === "string") return b.error;
   }
+  if (typeof body === "string" && body.trim()) return `HTTP ${status}: ${body.trim().slice(0, 300)}`;
   return `HTTP ${status}`;
 }
 
-export async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+/** `fetch` with the API's headers: what the caller accepts, JSON bodies, the bearer token. */
+export async function send(path: string, init: RequestInit = {}, accept = "application/json"): Promise<Response> {
   const headers = new Headers(init.headers);
-  headers.set("Accept", "application/json");
+  headers.set("Accept", accept);
   if (init.body !== undefined) headers.set("Content-Type", "application/json");
   const token = getToken();
   if (token) headers.set("Authorization", `Bearer ${token}`);
-  const res = await fetch(path, { ...init, headers });
+  return fetch(path, { ...init, headers });
+}
+
+async function bodyOf(res: Response): Promise<unknown> {
   const text = await res.text();
-  let body: unknown = null;
-  if (text) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
-  if (!res.ok) {
-    let msg = messageOf(res.status, body);
-    const errorId = body && typeof body === "object" ? (body as Record<string, unknown>).errorId : undefined;
-    if (typeof errorId === "string" && !msg.includes(errorId)) msg += ` (error id ${errorId})`;
-    throw new ApiError(res.status, msg, body, res.status === 422 ? fieldErrors(body) : {});
-  }
-  return body as T;
+}
+
+/** The `ApiError` of a response that is not ok: the server's message, its error id, 422 field messages. */
+export async function failure(res: Response): Promise<ApiError> {
+  const body = await bodyOf(res);
+  let msg = messageOf(res.status, body);
+  const errorId = body && typeof body === "object" ? (body as Record<string, unknown>).errorId : undefined;
+  if (typeof errorId === "string" && !msg.includes(errorId)) msg += ` (error id ${errorId})`;
+  return new ApiError(res.status, msg, body, res.status === 422 ? fieldErrors(body) : {});
+}
+
+export async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const res = await send(path, init);
+  if (!res.ok) throw await failure(res);
+  return (await bodyOf(res)) as T;
 }
 
 const enc = encodeURIComponent;

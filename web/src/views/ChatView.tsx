@@ -12,7 +12,7 @@ import { Accordion, Alert, Badge, Button, Code, Group, Image, Paper, Stack, Swit
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 
-import { getToken } from "../api/client";
+import { failure, send as apiFetch } from "../api/client";
 import { safeImageSrc, toText } from "../components/format";
 
 type Rec = Record<string, unknown>;
@@ -44,8 +44,7 @@ export function useChatAvailable(robot: string): boolean {
   const q = useQuery({
     queryKey: ["chat-probe", robot],
     queryFn: async () => {
-      const token = getToken();
-      const res = await fetch(`/api/robots/${enc(robot)}/chat`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+      const res = await apiFetch(`/api/robots/${enc(robot)}/chat`);
       return res.status !== 404;
     },
     staleTime: Infinity,
@@ -172,15 +171,9 @@ export function ChatView(props: { robot: string }) {
     setText("");
     setBusy(true);
     try {
-      const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "text/event-stream, application/json" };
-      const token = getToken();
-      if (token) headers.Authorization = `Bearer ${token}`;
-      const res = await fetch(`/api/robots/${enc(props.robot)}/chat`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ message, conversationId, dryRun }),
-      });
-      if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+      const body = JSON.stringify({ message, conversationId, dryRun });
+      const res = await apiFetch(`/api/robots/${enc(props.robot)}/chat`, { method: "POST", body }, "text/event-stream, application/json");
+      if (!res.ok) throw await failure(res);
       if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
         for await (const ev of sse(res)) {
           const d = (ev.data && typeof ev.data === "object" ? ev.data : {}) as Rec;
