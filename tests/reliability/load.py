@@ -5,15 +5,17 @@
 
 * creates its own PostgreSQL database (admin URL from $TFROBOT_TEST_PG_URL, default
   postgresql://postgres@127.0.0.1:5432/test), migrates it, and starts `tfrobot serve` on it with a read
-  and a write token, on 127.0.0.1 and a free port;
-* each run: `clients` concurrent clients, spread over `procs` load processes, for `seconds`. Each client
+  and a write token, on 127.0.0.1 and a free port (`workers` server processes);
+* each run: `clients` concurrent clients, spread over `procs` load processes, for a `warmup` reported
+  apart (connections opening, pools filling) and then `seconds` measured. Each client
   holds one keep-alive connection and loops: one operation, then a think time drawn uniformly from
   0.5-1.5 x `think` seconds (0: no pause, which measures the server's saturated throughput instead of
   the latency a population of users sees). Operations: document page reads (`aget_docs`, 60 %),
   document updates (`aupdate_doc`, 20 %) and chat turns (20 %: `POST /api/robots/demo/chat`, the demo
   `ScriptedChat` robot with tools and TFL, each client in its own conversation, stored on the same
   PostgreSQL);
-* prints throughput, p50/p99 per operation, errors, and the server's resident memory after each run;
+* prints throughput, p50/p99 per operation, errors, the server's CPU and its resident memory after
+  each run;
   exits 1 on any error. Only loopback traffic; everything is dropped at the end.
 
 The clients speak HTTP/1.1 over asyncio streams directly (`servers.HttpConnection`), so that the load
