@@ -48,6 +48,19 @@ async def _killer(url: str, stop: asyncio.Event, kills: list[int]) -> None:
         await conn.close()
 
 
+async def _check_stored(store: SQLMessageStore, accepted: dict[str, list[str]]) -> int:
+    """Every accepted message id of each conversation stored once, in the order accepted; how many
+    messages were checked."""
+    checked = 0
+    for name, ids in accepted.items():
+        stored = [m.msg_id for m in await store.recall(name)]
+        assert not [k for k, n in Counter(stored).items() if n > 1], f"{name}: duplicated messages"
+        positions = [stored.index(i) for i in ids]  # ValueError here = a lost message
+        assert positions == sorted(positions), f"{name}: accepted turns out of order"
+        checked += len(stored)
+    return checked
+
+
 async def _worker(brain: Brain, name: str, accepted: list[str], failed: list[BaseException]) -> None:
     for turn in range(TURNS):
         user = TextMessage(content=QUESTIONS[turn % 2], conversation_id=name)
@@ -79,13 +92,7 @@ async def test_killed_connections_lose_no_accepted_turn(pg_url: str) -> None:
             answer = await brain.run(user)
             ids += [user.msg_id, answer.msg_id]
 
-        checked = 0
-        for name, ids in accepted.items():
-            stored = [m.msg_id for m in await store.recall(name)]
-            assert not [k for k, n in Counter(stored).items() if n > 1], f"{name}: duplicated messages"
-            positions = [stored.index(i) for i in ids]  # ValueError here = a lost message
-            assert positions == sorted(positions), f"{name}: accepted turns out of order"
-            checked += len(stored)
+        checked = await _check_stored(store, accepted)
     finally:
         stop.set()
         await store.aclose()
@@ -178,13 +185,7 @@ async def test_server_requests_during_killed_connections_fail_clearly_and_recove
             assert server.process.poll() is None, "the server exited"
         store = SQLMessageStore(url)
         try:
-            checked = 0
-            for name, accepted in zip(names, results, strict=True):
-                stored = [m.msg_id for m in await store.recall(name)]
-                assert not [k for k, n in Counter(stored).items() if n > 1], f"{name}: duplicated messages"
-                positions = [stored.index(i) for i in accepted]  # ValueError here = a lost message
-                assert positions == sorted(positions), f"{name}: accepted turns out of order"
-                checked += len(stored)
+            checked = await _check_stored(store, dict(zip(names, results, strict=True)))
         finally:
             await store.aclose()
     assert sum(kills) > 0, "no connection was ever killed: the test did not test anything"

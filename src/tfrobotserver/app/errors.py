@@ -63,19 +63,13 @@ def internal_error(exc: BaseException, where: str) -> ApiError:
     error_id = uuid.uuid4().hex
     if database_unavailable(exc):
         logger.warning("%s: database unavailable; error id %s", where, error_id, exc_info=exc)
-        return ApiError(
-            503,
-            "unavailable",
-            f"{where} failed: the database is unavailable right now; retry in a moment (error id {error_id})",
-            error_id=error_id,
-        )
-    logger.error("%s failed; error id %s", where, error_id, exc_info=exc)
-    return ApiError(
-        500,
-        "internal_error",
-        f"{where} failed; the server log has the details under error id {error_id}",
-        error_id=error_id,
-    )
+        status, error = 503, "unavailable"
+        message = f"{where} failed: the database is unavailable right now; retry in a moment (error id {error_id})"
+    else:
+        logger.error("%s failed; error id %s", where, error_id, exc_info=exc)
+        status, error = 500, "internal_error"
+        message = f"{where} failed; the server log has the details under error id {error_id}"
+    return ApiError(status, error, message, error_id=error_id)
 
 
 _HEADERS = {401: {"WWW-Authenticate": "Bearer"}, 503: {"Retry-After": "1"}}
