@@ -26,7 +26,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     import_sdk,
     portable_id,
 )
-from tfrobot.brain.chain.llms.errors import ProviderUnavailableError, translate_sdk_error
+from tfrobot.brain.chain.llms.errors import ProviderUnavailableError
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -362,9 +362,6 @@ class AnthropicChat(ChatLLM):
             output_tokens=raw.get("output_tokens", 0),
             raw=raw,
         )
-
-    def _translate_error(self, exc: Exception) -> Exception:
-        return translate_sdk_error(self.provider, exc)
 
 
 class _StreamState:

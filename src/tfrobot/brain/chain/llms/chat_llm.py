@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from hashlib import sha1
 from pathlib import Path
@@ -27,7 +28,12 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr
 
-from tfrobot.brain.chain.llms.errors import InvalidConversationError, LLMError, ProviderNotInstalledError
+from tfrobot.brain.chain.llms.errors import (
+    InvalidConversationError,
+    LLMError,
+    ProviderNotInstalledError,
+    translate_sdk_error,
+)
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
 from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.brain.chain.llms.stream import MessageAssembler, StreamDelta
@@ -306,12 +312,8 @@ class ChatLLM(BaseModel):
     ) -> AssistantTextMessage:
         """One call: build the request, send it, map the reply (errors become `errors.py` types)."""
         params = self.construct_request_params(current_input, conversation, tools, **options)
-        try:
+        with self._sdk_errors():
             raw = self._send(params)
-        except LLMError:
-            raise
-        except Exception as exc:
-            raise self._translate_error(exc) from exc
         return self.parse_response(raw)
 
     async def agenerate(
@@ -323,12 +325,8 @@ class ChatLLM(BaseModel):
     ) -> AssistantTextMessage:
         """`generate` on the SDK's async client."""
         params = self.construct_request_params(current_input, conversation, tools, **options)
-        try:
+        with self._sdk_errors():
             raw = await self._asend(params)
-        except LLMError:
-            raise
-        except Exception as exc:
-            raise self._translate_error(exc) from exc
         return self.parse_response(raw)
 
     def stream(
@@ -340,12 +338,8 @@ class ChatLLM(BaseModel):
     ) -> Iterator[StreamDelta]:
         """Typed deltas of one streamed call; `MessageAssembler` adds them up to the reply."""
         params = self.construct_request_params(current_input, conversation, tools, **options)
-        try:
+        with self._sdk_errors():
             yield from self._send_stream(params)
-        except LLMError:
-            raise
-        except Exception as exc:
-            raise self._translate_error(exc) from exc
 
     async def astream(
         self,
@@ -356,13 +350,9 @@ class ChatLLM(BaseModel):
     ) -> AsyncIterator[StreamDelta]:
         """`stream` on the SDK's async client."""
         params = self.construct_request_params(current_input, conversation, tools, **options)
-        try:
+        with self._sdk_errors():
             async for delta in self._asend_stream(params):
                 yield delta
-        except LLMError:
-            raise
-        except Exception as exc:
-            raise self._translate_error(exc) from exc
 
     def generate_streamed(
         self,
@@ -376,6 +366,16 @@ class ChatLLM(BaseModel):
         for delta in self.stream(current_input, conversation, tools, **options):
             assembler.add(delta)
         return assembler.message()
+
+    @contextmanager
+    def _sdk_errors(self) -> Iterator[None]:
+        """Around an SDK call: our own errors pass, any other becomes an `errors.py` type (`_translate_error`)."""
+        try:
+            yield
+        except LLMError:
+            raise
+        except Exception as exc:
+            raise self._translate_error(exc) from exc
 
     # ----------------------------------------------------------------------------------- provider hooks
     def _send(self, params: dict[str, Any]) -> Any:
@@ -395,8 +395,9 @@ class ChatLLM(BaseModel):
         raise NotImplementedError(f"{type(self).__name__} must implement parse_response")
 
     def _translate_error(self, exc: Exception) -> Exception:
-        """Provider hook: an SDK exception -> an `errors.py` exception (unknown ones pass through)."""
-        return exc
+        """Provider hook: an SDK exception -> an `errors.py` exception (unknown ones pass through); by
+        default judged by HTTP status and message, which every SDK here exposes the same way."""
+        return translate_sdk_error(self.provider, exc)
 
     def _media(self, part: MediaPart, position: Position, where: str) -> ResolvedMedia | str:
         """`part` resolved for sending when the capability table says native and the provider takes this

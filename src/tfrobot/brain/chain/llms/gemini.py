@@ -19,7 +19,7 @@ from typing import Any, ClassVar, assert_never
 from pydantic import PrivateAttr
 
 from tfrobot.brain.chain.llms.chat_llm import CONSOLE_LABEL, SYSTEM_LABEL, ChatLLM, attachment_label, import_sdk
-from tfrobot.brain.chain.llms.errors import ProviderUnavailableError, translate_sdk_error
+from tfrobot.brain.chain.llms.errors import ProviderUnavailableError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -290,9 +290,6 @@ class GeminiChat(ChatLLM):
             reasoning_tokens=thoughts,
             raw=raw,
         )
-
-    def _translate_error(self, exc: Exception) -> Exception:
-        return translate_sdk_error(self.provider, exc)
 
 
 class _StreamState:

@@ -26,7 +26,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     import_sdk,
     provider_of,
 )
-from tfrobot.brain.chain.llms.errors import ProviderUnavailableError, translate_sdk_error
+from tfrobot.brain.chain.llms.errors import ProviderUnavailableError
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.stream import FinishDelta, ReasoningDelta, StreamDelta, TextDelta, ToolCallDelta
 from tfrobot.brain.chain.llms.tools import ToolDefinition
@@ -328,9 +328,6 @@ class OpenAIChat(ChatLLM):
             reasoning_tokens=completion_details.get("reasoning_tokens", 0),
             raw=raw,
         )
-
-    def _translate_error(self, exc: Exception) -> Exception:
-        return translate_sdk_error(self.provider, exc)
 
 
 def _call_ids(msgs: list[LLMMessage]) -> set[str]:
