@@ -25,8 +25,8 @@ from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.storage import metadata
 
 PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT})
-_STARTUP_LOCK: Final = 0x7466_7365_7276_6572  # "tfserver": one start-up at a time per PostgreSQL database
 """Context keys the server can inject into action parameters."""
+_STARTUP_LOCK: Final = 0x7466_7365_7276_6572  # "tfserver": one start-up at a time per PostgreSQL database
 
 
 def load_robots(paths: Sequence[str]) -> list[Robot]:

@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.brain.memory.conftest import pg_execute, reply, run_sync, trace_turn
-from tfrobot.brain.memory import MemoryStoreError, MemoryStoreUnavailable, SQLMessageStore
+from tfrobot.brain.memory import MemoryStoreError, MemoryStoreUnavailable, SQLMessageStore, database_unavailable
 from tfrobot.brain.memory.sql import _invalidate_lost
 
 
@@ -148,3 +148,23 @@ async def test_a_connection_left_mid_operation_is_lost_and_invalidated(pg_url: s
     other = types.SimpleNamespace(original_exception=asyncpg.exceptions.InternalClientError("x"), is_disconnect=False)
     _invalidate_lost(other)  # type: ignore[arg-type]
     assert not other.is_disconnect
+
+
+def test_what_counts_as_the_database_being_unavailable() -> None:
+    refused = OSError(111, "Connect call failed ('127.0.0.1', 5432)")
+    multiple = OSError("Multiple exceptions: [Errno 111] Connect call failed ('127.0.0.1', 5432)")
+    for exc in (ConnectionRefusedError(111, "refused"), refused, multiple, MemoryStoreUnavailable("down")):
+        assert database_unavailable(exc), exc
+    locked = sa.exc.OperationalError("INSERT", {}, sqlite3.OperationalError("database is locked"))
+    assert database_unavailable(locked)
+    no_table = sa.exc.OperationalError("SELECT", {}, sqlite3.OperationalError("no such table: messages"))
+    for exc in (FileNotFoundError(2, "No such file or directory"), PermissionError(13, "denied"), no_table):
+        assert not database_unavailable(exc), exc
+    assert not database_unavailable(ValueError("bad value"))
+
+
+def test_a_refused_connection_deeper_in_a_chain_is_not_the_database() -> None:
+    """Regression: an LLM provider's connection error (its cause a ConnectionRefusedError) was a 503."""
+    wrapped = RuntimeError("provider unreachable")
+    wrapped.__cause__ = ConnectionRefusedError(111, "Connect call failed ('10.0.0.1', 443)")
+    assert not database_unavailable(wrapped)

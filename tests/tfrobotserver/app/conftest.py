@@ -30,6 +30,16 @@ class Exploding(TFSComponent):
     async def aget_boom(self) -> int:
         raise RuntimeError(INTERNAL_DETAIL)
 
+    @tfs_action(alias=ActionAlias(resource="boom", resource_op_type="get"))
+    async def aget_missing_file(self) -> int:
+        """An OSError that is not about the database: still a 500."""
+        raise FileNotFoundError(2, "No such file or directory", "/srv/missing.pdf")
+
+    @tfs_action(alias=ActionAlias(resource="boom", resource_op_type="get"))
+    async def aget_refused(self) -> int:
+        """What asyncpg raises, unwrapped, when PostgreSQL refuses connections: a 503."""
+        raise ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)")
+
     @tfs_action(alias=ActionAlias(resource="answer", resource_op_type="get"))
     def get_answer(self, plus: int = 0) -> int:
         """A sync action that works (run in the threadpool)."""

@@ -1,4 +1,4 @@
-"""Every error status the API answers: 401, 403, 404, 422 and 500, each with an ErrorBody."""
+"""Every error status the API answers: 401, 403, 404, 422, 500 and 503, each with an ErrorBody."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ async def test_500_has_an_error_id_and_no_internals(
     client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.ERROR, logger="tfrobotserver")
-    for action in ("aget_boom", "get_wrong_type"):
+    for action in ("aget_boom", "get_wrong_type", "aget_missing_file"):
         response = await client.post(f"/api/robots/broken/components/exploding/actions/{action}")
         assert response.status_code == 500
         body = response.json()
@@ -125,6 +125,21 @@ async def test_500_has_an_error_id_and_no_internals(
         assert "Traceback" not in response.text
         assert body["errorId"] in caplog.text
     assert INTERNAL_DETAIL in caplog.text  # the log keeps what the response hides
+
+
+async def test_503_when_the_database_refuses_connections(
+    client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="tfrobotserver")
+    response = await client.post("/api/robots/broken/components/exploding/actions/aget_refused")
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "1"
+    body = response.json()
+    assert body["error"] == "unavailable"
+    assert "the database is unavailable right now; retry in a moment" in body["message"]
+    assert body["errorId"] in body["message"]
+    assert body["errorId"] in caplog.text
+    assert "Connect call failed" not in response.text
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ set-up. Guarantees, and how they are kept:
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import re
 import threading
@@ -213,16 +214,41 @@ def watch_lost_connections(engine: AsyncEngine) -> None:
         sa.event.listen(engine.sync_engine, "handle_error", _invalidate_lost)
 
 
+def _first_line(exc: BaseException) -> str:
+    """The driver's message of `exc` (SQLAlchemy wraps it in `orig`), first line only."""
+    orig = getattr(exc, "orig", None) or exc
+    return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+
+
+def _missing_schema(exc: BaseException) -> bool:
+    cause = _first_line(exc)
+    return "no such table" in cause or ("relation" in cause and "does not exist" in cause)
+
+
+_CONNECT_ERRNOS: Final = frozenset({errno.ECONNREFUSED, errno.ECONNRESET, errno.EHOSTUNREACH, errno.ENETUNREACH})
+
+
+def _refused(exc: BaseException) -> bool:
+    """A connection to the server that failed or broke (asyncpg raises these raw, not wrapped)."""
+    if isinstance(exc, ConnectionError):
+        return True
+    return isinstance(exc, OSError) and (exc.errno in _CONNECT_ERRNOS or "Connect call failed" in str(exc))
+
+
 def database_unavailable(exc: BaseException) -> bool:
     """Whether `exc` means the database is not there for us right now (refused, restarting, connection
-    killed or lost), as opposed to a mistake in the query or the data: such a call can succeed if retried."""
+    killed or lost), as opposed to a mistake in the query, the data or the schema: such a call can
+    succeed if retried. Any other `OSError` (a file not found, say) is not the database's."""
     if isinstance(exc, MemoryStoreUnavailable):
         return True
+    if _missing_schema(exc):
+        return False
     if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
         return True
-    if isinstance(exc, OSError | sa.exc.OperationalError | sa.exc.InterfaceError):
+    if isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError):
         return True
-    return any(_lost_connection(e) or _unavailable_state(e) for e in _causes(exc))
+    # a refused connection only as the error itself: deeper in a chain it may be any service's (an LLM API)
+    return _refused(exc) or any(_lost_connection(e) or _unavailable_state(e) for e in _causes(exc))
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
@@ -311,14 +337,14 @@ class SQLMessageStore(MessageStore):
 
     def _translate(self, exc: Exception) -> Exception:
         """The error to raise for a failed database call: ours for connection and schema trouble, else as is."""
-        orig = getattr(exc, "orig", None) or exc
-        cause = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
-        if "no such table" in cause or ("relation" in cause and "does not exist" in cause):
+        cause = _first_line(exc)
+        if _missing_schema(exc):
             return MemoryStoreError(
                 f"memory store {self.safe_url} has no schema ({cause}). Fix: `await store.migrate()` once "
                 "(or open it with `await SQLMessageStore.open(url)`)."
             )
-        if not database_unavailable(exc):
+        # every OSError of a call to the store is about reaching its database (SQLite: the file)
+        if not (database_unavailable(exc) or isinstance(exc, OSError)):
             return exc
         if self.dialect == "sqlite":
             fix = (
