@@ -7,8 +7,8 @@ request instead of a call (`message` is then null and nothing is stored). With
 `Accept: text/event-stream` the same turn streams as server-sent events: `event` (every typed chain
 event of `tfrobot.brain.chain.events`, as JSON), `delta` (`{"text"}` for each text token), one `trace`
 (`{"record"}`) per trace record once the turn ends, then `done` with the JSON body above; a failure
-mid-stream is an `error` event (`{"message", "errorId"}`). `GET` on the same path answers 200 when the
-robot can chat (the console hides its chat otherwise: 404).
+mid-stream is an `error` event carrying the API's error body (`{"error", "message", "errorId"}`).
+`GET` on the same path answers 200 when the robot can chat (the console hides its chat otherwise: 404).
 
 No `from __future__ import annotations` here: FastAPI reads these signatures at run time.
 """
@@ -138,8 +138,8 @@ async def _stream(events: AsyncIterator[ChainEvent], user_input: UserMessage, wh
             elif isinstance(event, FinalMessage):
                 final = event.message
     except Exception as exc:
-        err = internal_error(exc, where)
-        yield _sse("error", {"message": err.body.message, "errorId": err.body.error_id})
+        err = internal_error(exc, where)  # the same body as the JSON path's error: `error` tells a 503 from a 500
+        yield _sse("error", err.body.model_dump(mode="json", exclude_none=True))
         return
     reply = _reply(user_input, final)
     for record in reply.trace:

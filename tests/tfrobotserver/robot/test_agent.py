@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
@@ -48,7 +49,9 @@ async def test_a_failing_provider_is_an_error_not_a_hang(tmp_path: Path, monkeyp
         )
         last = streamed.text.strip().split("\n\n")[-1]
         assert last.startswith("event: error\ndata: ")
-        assert "errorId" in last
+        error = json.loads(last.removeprefix("event: error\ndata: "))
+        assert set(error) == {"error", "message", "errorId"}
+        assert error["error"] == "internal_error"
         call = await client.post("/api/robots/demo/components/llm/actions/acall", json={"message": "hi"})
         assert call.status_code == 200
         assert call.json()["message"] is None
