@@ -68,7 +68,20 @@ def test_plan_validate_without_running() -> None:
     report = chain.plan_validate(['spy(city="a")\nspy(town="b")'])
     assert report is not None
     assert "town" in report.result
+    assert "kind=" not in report.result  # the rendered error (headline, line, caret), not the model's repr
+    assert 'spy(town="b")' in report.result
+    assert "^" in report.result
     assert calls == []
+
+
+def test_by_default_plans_may_call_the_drives_tools() -> None:
+    """Regression: without an interpreter the chain's own tools were unknown to TFL: every plan that called
+    one was rejected."""
+    chain = DCChains(ScriptedChat(rules=RULES), Drive([weather]))
+    assert chain.plan_validate(['print(weather(city="Paris"))']) is None
+    report = chain.plan_validate(['print(teleport(city="Paris"))'])
+    assert report is not None
+    assert "teleport" in report.result
 
 
 async def test_plan_returns_the_validated_script_without_running_it(store_url: str) -> None:

@@ -18,6 +18,7 @@ from tfrobot.brain.chain.events import ChainEvent, ConsoleOutput
 from tfrobot.brain.chain.llms import ChatLLM
 from tfrobot.brain.memory import MessageStore
 from tfrobot.drive import Drive
+from tfrobot.drive.tfl_registry import DriveToolRegistry
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, UserMessage
 from tfrobot.tfl import TFLInterpreter
@@ -42,7 +43,9 @@ class DCChains(Chain):
         stream: bool = True,
         system_prompt: str | None = PLAN_PROMPT,
     ) -> None:
-        interpreter = interpreter or TFLInterpreter()
+        drive = drive or Drive()
+        # plans call the drive's tools: by default the interpreter sees exactly those
+        interpreter = interpreter or TFLInterpreter(DriveToolRegistry(drive))
         super().__init__(llm, drive, interpreter, max_steps=max_steps, stream=stream, system_prompt=system_prompt)
         self.interpreter: TFLInterpreter = interpreter
         self.max_plan_attempts = max_plan_attempts
@@ -52,7 +55,7 @@ class DCChains(Chain):
         problems: list[str] = []
         for index, script in enumerate(scripts):
             for error in self.interpreter.validate(script):
-                problems.append(f"script {index + 1}: {error}")
+                problems.append(f"script {index + 1}: {error.render(script)}")
         if not problems:
             return None
         return ConsoleResult(
