@@ -36,9 +36,6 @@ class DriveToolRegistry:
         )
 
     async def acall(self, name: str, arguments: dict[str, Any]) -> object:
-        """Run the tool; a failed call raises so the script stops with the tool's own message."""
+        """Run the tool; its `ToolReturn` as it is (TFL stops a script at an error result, with its text)."""
         call = ToolCall(id=f"tfl_{next(self._ids)}", name=name, arguments=to_json(arguments).decode())
-        result = await self.drive.call(call)
-        if result.is_error:
-            raise RuntimeError(result.result)
-        return result
+        return await self.drive.call(call)
