@@ -22,6 +22,7 @@ from tfrobot.schema.message import (
     TextMessage,
     ToolCall,
     ToolReturn,
+    UserMessage,
 )
 
 IMAGE = ImageUserMsgPart(url="https://example.com/chart.png")
@@ -36,7 +37,17 @@ def test_user_and_assistant_base_instances_refuse(role: str) -> None:
 def test_every_subclass_converts(messages: list[BaseMessage]) -> None:
     for msg in messages:
         converted = msg.to_llm_request()
-        assert converted, type(msg)
+        if isinstance(msg, UserMessage):
+            assert type(converted) is LLMUserMessage, type(msg)
+        elif isinstance(msg, AssistantTextMessage):
+            assert type(converted) is LLMAssistantMessage, type(msg)
+        elif msg.role == "system":
+            assert type(converted) is LLMSystemMessage, type(msg)
+        elif msg.role == "function":
+            assert type(converted) is LLMFunctionMessage, type(msg)
+        else:  # tool and console messages: intermediate messages, plus attachment carriers
+            assert isinstance(converted, list), type(msg)
+            assert converted, type(msg)
 
 
 def test_assistant_keeps_tool_calls_reasoning_and_scripts() -> None:

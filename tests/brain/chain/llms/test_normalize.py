@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from tests.brain.chain.llms.conftest import conversation, current_turn
 from tfrobot.brain.chain.llms import InvalidConversationError, OpenAIChat, normalize
 from tfrobot.brain.chain.llms.normalize import EMPTY_CONSOLE, MISSING_RESULT, normalize_request, repair
-from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message import (
     LLMAssistantMessage,
     LLMFunctionMessage,
@@ -174,7 +173,6 @@ def test_normalization_is_idempotent_on_the_full_conversation(media_root: Path) 
     turn, chain = current_turn()
     chat = OpenAIChat(media_roots=(media_root,))
     ctx = chat.construct_prompt_context(turn, conversation(media_root), chain)
-    assert isinstance(ctx, PromptContext)
     once = normalize(chat.format_to_request_msgs(ctx).to_list())
     assert normalize(once) == once
 

@@ -155,6 +155,8 @@ class ChatLLM(BaseModel):
     """Which modalities go natively where (`media.py`)."""
     schema_cleaner: ClassVar[SchemaCleaner] = SchemaCleaner()
     """How tool schemas are cleaned for this provider."""
+    max_tokens_key: ClassVar[str] = "max_tokens"
+    """The request parameter that `max_tokens` is sent as."""
 
     model: str = Field(description="The provider's model name, e.g. 'gpt-4o' or 'claude-sonnet-4-5'.")
     api_key: SecretStr | None = Field(default=None, description="API key; the SDK's environment variable if unset.")
@@ -232,13 +234,10 @@ class ChatLLM(BaseModel):
         if self.temperature is not None:
             params["temperature"] = self.temperature
         if self.max_tokens is not None:
-            params[self._max_tokens_key()] = self.max_tokens
+            params[self.max_tokens_key] = self.max_tokens
         params.update(self.extra_params)
         params.update(options)
         return params
-
-    def _max_tokens_key(self) -> str:
-        return "max_tokens"
 
     @staticmethod
     def _lift_leading_system(ctx: PromptContext) -> str | None:

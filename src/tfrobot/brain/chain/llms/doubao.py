@@ -18,6 +18,7 @@ class DoubaoChat(OpenAIChat):
     """Doubao chat completions on Volcengine Ark (`volcengine-ark-runtime` SDK)."""
 
     provider: ClassVar[str] = "doubao"
+    max_tokens_key: ClassVar[str] = "max_tokens"  # not OpenAI's max_completion_tokens
     capabilities: ClassVar[Capabilities] = Capabilities(
         user=frozenset({"image", "video"}),
         tool_result=frozenset({"image", "video"}),
@@ -31,9 +32,6 @@ class DoubaoChat(OpenAIChat):
     reasoning_replay: Literal["never", "tool_loop", "always"] = Field(
         default="tool_loop", description="Doubao reasoning is sent back within the running tool loop."
     )
-
-    def _max_tokens_key(self) -> str:
-        return "max_tokens"
 
     def _make_client(self, sdk: Any, *, is_async: bool) -> Any:
         cls = sdk.AsyncArk if is_async else sdk.Ark

@@ -56,14 +56,12 @@ FINISH_REASONS: dict[str, str] = {
 }
 """Gemini finish reasons -> ours (others are kept, lower-cased)."""
 
-CONFIG_PARAMS = frozenset({"model", "contents", "config"})
-"""Top-level keyword arguments of `generate_content`; every other parameter goes into `config`."""
-
 
 class GeminiChat(ChatLLM):
     """Gemini through the Gemini Developer API or Vertex AI (`google-genai`)."""
 
     provider: ClassVar[str] = "gemini"
+    max_tokens_key: ClassVar[str] = "max_output_tokens"
     capabilities: ClassVar[Capabilities] = Capabilities(
         user=frozenset({"image", "audio", "video", "file"}),
         tool_result=frozenset({"image", "audio", "video", "file"}),
@@ -73,9 +71,6 @@ class GeminiChat(ChatLLM):
 
     model: str = "gemini-2.5-flash"
     _client: Any = PrivateAttr(default=None)
-
-    def _max_tokens_key(self) -> str:
-        return "max_output_tokens"
 
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:

@@ -61,6 +61,7 @@ class OpenAIChat(ChatLLM):
     """OpenAI chat completions (`openai` SDK)."""
 
     provider: ClassVar[str] = "openai"
+    max_tokens_key: ClassVar[str] = "max_completion_tokens"
     capabilities: ClassVar[Capabilities] = Capabilities(
         user=frozenset({"image", "audio", "file"}),
         tool_result=frozenset({"image", "audio", "file"}),
@@ -81,9 +82,6 @@ class OpenAIChat(ChatLLM):
     )
     _client: Any = PrivateAttr(default=None)
     _aclient: Any = PrivateAttr(default=None)
-
-    def _max_tokens_key(self) -> str:
-        return "max_completion_tokens"
 
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:

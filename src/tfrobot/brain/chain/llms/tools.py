@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")  # `items` as a list: draft 4 tuples
 _SCHEMA_ONES = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
 
 
@@ -59,8 +59,6 @@ class SchemaCleaner:
                 out[key] = [self._walk(sub) if isinstance(sub, dict) else sub for sub in value]
             elif key in _SCHEMA_ONES and isinstance(value, dict):
                 out[key] = self._walk(value)
-            elif key == "items" and isinstance(value, list):
-                out[key] = [self._walk(sub) if isinstance(sub, dict) else sub for sub in value]
             else:
                 out[key] = _copy(value)
         return self.clean_node(out)

@@ -28,6 +28,7 @@ class ZhipuChat(OpenAIChat):
     """Zhipu GLM chat completions (`zhipuai` SDK)."""
 
     provider: ClassVar[str] = "zhipu"
+    max_tokens_key: ClassVar[str] = "max_tokens"  # not OpenAI's max_completion_tokens
     capabilities: ClassVar[Capabilities] = Capabilities(
         user=frozenset({"image", "video"}),
         tool_result=frozenset({"image", "video"}),
@@ -42,9 +43,6 @@ class ZhipuChat(OpenAIChat):
     reasoning_replay: Literal["never", "tool_loop", "always"] = Field(
         default="tool_loop", description="GLM reasoning is sent back within the running tool loop."
     )
-
-    def _max_tokens_key(self) -> str:
-        return "max_tokens"
 
     def _assemble_api_request(
         self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
