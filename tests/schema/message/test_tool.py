@@ -42,3 +42,9 @@ def test_parsed_arguments_names_the_call_of_malformed_arguments() -> None:
         ToolCall(id="c", name="f", arguments='{"a": 1}}').parsed_arguments()
     with pytest.raises(ValueError, match=r"tool call c \(f\): arguments must be a JSON object, got \[1\]"):
         ToolCall(id="c", name="f", arguments="[1]").parsed_arguments()
+
+
+def test_arguments_object_keeps_malformed_arguments_as_text() -> None:
+    assert ToolCall(id="c", name="f", arguments='{"a": 1}').arguments_object() == {"a": 1}
+    assert ToolCall(id="c", name="f", arguments='{"a": ').arguments_object() == {"_raw_arguments": '{"a": '}
+    assert ToolCall(id="c", name="f", arguments="[1]").arguments_object() == {"_raw_arguments": "[1]"}

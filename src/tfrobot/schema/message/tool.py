@@ -34,6 +34,14 @@ class ToolCall(BaseModel):
             raise ValueError(f"tool call {self.id} ({self.name}): arguments must be a JSON object, got {value!r}")
         return value
 
+    def arguments_object(self) -> dict[str, Any]:
+        """The arguments as the object some providers take (Anthropic `input`, Gemini `args`): malformed
+        JSON is kept as `{"_raw_arguments": text}`, not dropped."""
+        try:
+            return self.parsed_arguments()
+        except ValueError:
+            return {"_raw_arguments": self.arguments}
+
 
 _DECODER = json.JSONDecoder()
 

@@ -47,6 +47,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMTFLMessage,
     LLMToolMessage,
     LLMUserMessage,
+    call_ids_of,
 )
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
 from tfrobot.schema.message.msg_part import MediaPart, TextUserMsgPart
@@ -124,7 +125,7 @@ class AnthropicChat(ChatLLM):
                     continue
                 else:
                     if call_ids is None:
-                        call_ids = {c.id for m in msgs if isinstance(m, LLMAssistantMessage) for c in m.tool_calls}
+                        call_ids = call_ids_of(msgs)
                     blocks = self._blocks(msg, "tool_result", f"messages[{index}]")
                     blocks.insert(0, _text(attachment_label(owner, owner in call_ids)))
             elif isinstance(msg, LLMToolMessage):
@@ -206,7 +207,12 @@ class AnthropicChat(ChatLLM):
             blocks.append(_text(msg.content))
         for call in msg.tool_calls:
             blocks.append(
-                {"type": "tool_use", "id": portable_id(call.id, ID_PATTERN), "name": call.name, "input": _input(call)}
+                {
+                    "type": "tool_use",
+                    "id": portable_id(call.id, ID_PATTERN),
+                    "name": call.name,
+                    "input": call.arguments_object(),
+                }
             )
         return blocks
 
@@ -377,14 +383,6 @@ def _text(text: str) -> dict[str, Any]:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
-
-
-def _input(call: ToolCall) -> dict[str, Any]:
-    """The call's arguments as the object Anthropic wants; malformed JSON is kept as text, not dropped."""
-    try:
-        return call.parsed_arguments()
-    except ValueError:
-        return {"_raw_arguments": call.arguments}
 
 
 def _finish_reason(value: str | None) -> str | None:

@@ -40,6 +40,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMTFLMessage,
     LLMToolMessage,
     LLMUserMessage,
+    call_ids_of,
 )
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
 from tfrobot.schema.message.msg_part import TextUserMsgPart
@@ -82,7 +83,7 @@ class GeminiChat(ChatLLM):
 
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
-        call_ids = {call.id for m in msgs if isinstance(m, LLMAssistantMessage) for call in m.tool_calls}
+        call_ids = call_ids_of(msgs)
         contents: list[dict[str, Any]] = []
 
         def add(role: str, parts: list[dict[str, Any]]) -> None:
@@ -140,7 +141,7 @@ class GeminiChat(ChatLLM):
         if msg.content:
             parts.append({"text": msg.content})
         for call in msg.tool_calls:
-            parts.append({"function_call": {"id": call.id, "name": call.name, "args": _args(call)}})
+            parts.append({"function_call": {"id": call.id, "name": call.name, "args": call.arguments_object()}})
         signature = next(
             (b.signature for b in msg.reasoning_blocks if b.provider == self.provider and b.signature), None
         )
@@ -312,13 +313,6 @@ def _call_id(response_id: str | None, index: int) -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value or {}, ensure_ascii=False)
-
-
-def _args(call: ToolCall) -> dict[str, Any]:
-    try:
-        return call.parsed_arguments()
-    except ValueError:
-        return {"_raw_arguments": call.arguments}
 
 
 def _finish_reason(value: str | None, has_calls: bool) -> str | None:

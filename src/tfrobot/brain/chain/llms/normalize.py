@@ -37,6 +37,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMTFLMessage,
     LLMToolMessage,
     LLMUserMessage,
+    call_ids_of,
     merge_user_messages,
 )
 from tfrobot.schema.message.msg_part import TextUserMsgPart
@@ -207,7 +208,7 @@ def _scope_call_ids(msgs: list[LLMMessage]) -> list[LLMMessage]:
     call id is only unique within a turn: up to the next user message. A repeated id in a later turn is a
     new call; its results and attachment carriers follow it under `<id>_<n>`. Within one turn a repeated
     id stays (an identical duplicate is dropped, a different one reported, by `_pair_tool_results`)."""
-    taken = {call.id for msg in msgs if isinstance(msg, LLMAssistantMessage) for call in msg.tool_calls}
+    taken = call_ids_of(msgs)
     earlier: set[str] = set()  # ids used by calls of earlier turns
     in_turn: set[str] = set()
     latest: dict[str, str] = {}  # id as stored -> id in this request, for the calls seen last

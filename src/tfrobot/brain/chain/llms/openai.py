@@ -39,6 +39,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMTFLMessage,
     LLMToolMessage,
     LLMUserMessage,
+    call_ids_of,
 )
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.msg_part import MediaPart, TextUserMsgPart
@@ -102,7 +103,7 @@ class OpenAIChat(ChatLLM):
                     append({"role": "user", "content": msg.content})
                     continue
                 if call_ids is None:
-                    call_ids = _call_ids(msgs)
+                    call_ids = call_ids_of(msgs)
                 append(self._user(msg, call_ids, f"messages[{index}]"))
             elif isinstance(msg, LLMToolMessage):
                 content = f"[tool error] {msg.content}" if msg.is_error else msg.content
@@ -326,10 +327,6 @@ class OpenAIChat(ChatLLM):
             reasoning_tokens=completion_details.get("reasoning_tokens", 0),
             raw=raw,
         )
-
-
-def _call_ids(msgs: list[LLMMessage]) -> set[str]:
-    return {call.id for m in msgs if isinstance(m, LLMAssistantMessage) for call in m.tool_calls}
 
 
 class _StreamState:

@@ -15,6 +15,7 @@ than building the object (a positional call of `LLMAssistantMessage` takes about
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
@@ -177,6 +178,11 @@ class LLMRequestMessages(RootModel):  # type: ignore[type-arg]  # `root` below t
             else:
                 append(entry)
         return flat
+
+
+def call_ids_of(msgs: Iterable[BaseLLMMessage]) -> set[str]:
+    """The ids of every tool call the assistant messages of `msgs` make."""
+    return {call.id for msg in msgs if isinstance(msg, LLMAssistantMessage) for call in msg.tool_calls}
 
 
 def merge_user_messages(prev: object, msg: object) -> LLMUserMessage | None:
