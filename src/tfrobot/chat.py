@@ -92,8 +92,7 @@ async def chat(
     memory_url: str | None = None,
 ) -> str:
     """Run one turn per message on the SQL store; returns the conversation id (to continue it later)."""
-    store = SQLMessageStore(memory_url)
-    await store.migrate()
+    store = await SQLMessageStore.open(memory_url)
     brain = Brain(demo_chain(llm), store)
     renderer = ChatRenderer(console)
     try:

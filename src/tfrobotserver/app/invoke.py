@@ -90,9 +90,7 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
 
 
 async def _call(comp: TFSComponent, bound: BoundAction, kwargs: dict[str, Any], context: Mapping[str, Any]) -> Any:
-    for param, key in bound.injected.items():
-        if key not in context:
-            raise LookupError(f"parameter {param!r} asks for {key!r}, which this server does not provide")
+    for param, key in bound.injected.items():  # every key is one the server provides (`Runtime` checked)
         kwargs[param] = context[key]
     method = getattr(comp, bound.name)
     if inspect.iscoroutinefunction(method):

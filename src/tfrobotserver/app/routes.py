@@ -47,7 +47,7 @@ ReaderDep = Annotated[Principal, Depends(reader)]
 
 
 @router.get("/robots", response_model=list[RobotInfo])
-async def list_robots(runtime: RuntimeDep, _: Annotated[Principal, Depends(reader)]) -> list[RobotInfo]:
+async def list_robots(runtime: RuntimeDep, _: ReaderDep) -> list[RobotInfo]:
     """Every robot this server hosts."""
     return [
         RobotInfo(name=r.name, description=r.description, components=list(r.components))
@@ -56,9 +56,7 @@ async def list_robots(runtime: RuntimeDep, _: Annotated[Principal, Depends(reade
 
 
 @router.get("/robots/{robot}/components", response_model=list[ComponentInfo])
-async def list_components(
-    robot: str, runtime: RuntimeDep, _: Annotated[Principal, Depends(reader)]
-) -> list[ComponentInfo]:
+async def list_components(robot: str, runtime: RuntimeDep, _: ReaderDep) -> list[ComponentInfo]:
     """A robot's components with their class and configuration."""
     return [
         ComponentInfo(name=name, type=type(comp).__name__, config=comp.model_dump(mode="json"))
@@ -67,9 +65,7 @@ async def list_components(
 
 
 @router.get("/robots/{robot}/components/{component}/actions", response_model=list[ActionInfo])
-async def list_actions(
-    robot: str, component: str, runtime: RuntimeDep, _: Annotated[Principal, Depends(reader)]
-) -> list[ActionInfo]:
+async def list_actions(robot: str, component: str, runtime: RuntimeDep, _: ReaderDep) -> list[ActionInfo]:
     """A component's actions with alias, description and both JSON Schemas."""
     comp = find_component(runtime, robot, component)
     return [

@@ -18,9 +18,10 @@ from typing import Any, Literal
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
+from tfrobotserver.robot.config import robot_files
+
 Scope = Literal["read", "write"]
 CONFIG_FILE = "server.toml"
-ROBOT_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 class TokenConfig(BaseModel):
@@ -84,7 +85,7 @@ def load_settings(config_dir: Path | None) -> ServerSettings:
     if config_dir is None:
         return ServerSettings()
     path = config_dir / CONFIG_FILE
-    files = sorted(p for p in config_dir.iterdir() if p.is_file() and p.suffix in ROBOT_SUFFIXES)
+    files = robot_files(config_dir)
     data: dict[str, Any] = {}
     if path.is_file():
         with path.open("rb") as handle:

@@ -17,7 +17,6 @@ Either the change is saved, recorded and applied, or none of it.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, ClassVar
 
@@ -101,10 +100,6 @@ class ConfigUpdate(HttpModel):
     config: dict[str, Any]
 
 
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
-
-
 class ConfigurableMixin(TFSComponent):
     """Base of components whose configuration can be changed at run time through config actions."""
 
@@ -158,8 +153,8 @@ class ConfigurableMixin(TFSComponent):
                 {
                     "component_path": self.tfs_path,
                     "field": name,
-                    "old_value": None if name in secret else _jsonable(old_json.get(name)),
-                    "new_value": None if name in secret else _jsonable(new_json.get(name)),
+                    "old_value": None if name in secret else old_json.get(name),
+                    "new_value": None if name in secret else new_json.get(name),
                     "changed_by": principal.name,
                     "changed_ts": now,
                 }
