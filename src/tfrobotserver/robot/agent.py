@@ -20,6 +20,7 @@ from tfrobot.drive import Drive
 from tfrobot.drive.tfl_registry import DriveToolRegistry
 from tfrobot.schema.message import BaseMessage, TextMessage, UserMessage
 from tfrobot.tfl import TFLInterpreter
+from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.robot.base import AgentSpec, Robot
 from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
 from tfrobotserver.robot.factory.brain.llm import LLMComponent
@@ -35,7 +36,9 @@ def check_tools(names: list[str] | tuple[str, ...]) -> None:
 
 def _spec(robot: Robot) -> AgentSpec:
     if robot.agent is None:
-        raise LookupError(f"robot {robot.name!r} has no agent (no LLM and memory configured): it cannot chat")
+        raise ActionInputError(
+            "robot", f"robot {robot.name!r} has no agent (no LLM and memory configured): it cannot chat", robot.name
+        )
     return robot.agent
 
 

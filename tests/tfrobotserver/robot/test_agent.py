@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.robot.agent import build_brain, check_tools, system_prompt
@@ -25,7 +26,7 @@ def test_agent_parts_come_from_the_components() -> None:
     with pytest.raises(ValueError, match=r"unknown tools \['x'\]"):
         check_tools(["weather", "x"])
     bare = Robot("bare", {"prompt": PromptComponent()})
-    with pytest.raises(LookupError, match="has no agent"):
+    with pytest.raises(ActionInputError, match="has no agent"):
         system_prompt(bare)
     with pytest.raises(ValueError, match="the agent's llm component 'llm' is not one of its components"):
         Robot("half", {"prompt": PromptComponent()}, agent=AgentSpec())

@@ -96,11 +96,8 @@ class LLMComponent(ConfigurableMixin):
     async def adry_run(self, robot: RobotRef, message: Message, conversation_id: ConversationId = None) -> LLMRequest:
         from tfrobotserver.robot.agent import dry_run_request
 
-        try:
-            llm = self.llm()
-            request = await dry_run_request(robot, message, conversation_id, llm)
-        except LookupError as exc:
-            raise ActionInputError("robot", str(exc), None) from None
+        llm = self.llm()
+        request = await dry_run_request(robot, message, conversation_id, llm)
         return LLMRequest(provider=self.provider, model=llm.model, request=request)
 
     @tfs_action(

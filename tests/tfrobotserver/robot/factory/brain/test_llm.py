@@ -7,6 +7,7 @@ from collections.abc import Callable
 import httpx
 
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.factory.brain.llm import LLMComponent
 
 from .....tfrobotserver.conftest import act, refused
 
@@ -31,6 +32,17 @@ async def test_one_real_call_is_not_stored(api: httpx.AsyncClient) -> None:
     reply = await act(api, "llm", "acall", {"message": "what about tomorrow?"})
     assert reply["message"]["content"] == "Tomorrow looks the same."
     assert (await act(api, "conversations", "aget_conversations"))["items"] == []
+
+
+async def test_a_robot_without_an_agent_refuses_both_the_dry_run_and_the_call(
+    serve: Callable[[list[Robot] | None], httpx.AsyncClient],
+) -> None:
+    """Regression: the call answered 500 where the dry run answered 422."""
+    async with serve([Robot("demo", {"llm": LLMComponent()})]) as api:
+        for action in ("adry_run", "acall"):
+            body = await refused(api, "llm", action, {"message": "hi"})
+            assert body["errors"][0]["path"] == "robot", action
+            assert "has no agent" in body["errors"][0]["message"], action
 
 
 async def test_reconfigure_validated_recorded_persisted(
