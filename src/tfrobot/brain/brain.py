@@ -6,9 +6,9 @@ import uuid
 from collections.abc import AsyncIterator
 
 from tfrobot.brain.chain.base import Chain
-from tfrobot.brain.chain.events import ChainEvent, FinalMessage
+from tfrobot.brain.chain.events import ChainEvent, FinalMessage, final_message
 from tfrobot.brain.memory import MessageStore
-from tfrobot.schema.message import AssistantTextMessage, UserMessage
+from tfrobot.schema.message import AssistantTextMessage, BaseMessage, UserMessage
 
 
 class Brain:
@@ -25,20 +25,21 @@ class Brain:
 
     async def run(self, user_input: UserMessage) -> AssistantTextMessage:
         """One turn; returns the answer (already stored)."""
-        final: AssistantTextMessage | None = None
-        async for event in self.stream(user_input):
-            if isinstance(event, FinalMessage):
-                final = event.message
-        if final is None:
-            raise RuntimeError("the turn ended without an answer")
-        return final
+        return await final_message(self.stream(user_input))
+
+    async def history(self, user_input: UserMessage) -> list[BaseMessage]:
+        """What a turn for `user_input` recalls: the last `recall_turns` turns of its conversation, without
+        the input itself (none without a conversation id)."""
+        if user_input.conversation_id is None:
+            return []
+        history = await self.memory.recall(user_input.conversation_id, last_turns=self.recall_turns)
+        return [msg for msg in history if msg.msg_id != user_input.msg_id]
 
     async def stream(self, user_input: UserMessage) -> AsyncIterator[ChainEvent]:
         """One turn as events (tokens, tool calls and results, console output, the final message)."""
         if user_input.conversation_id is None:
             user_input.conversation_id = uuid.uuid4().hex
-        history = await self.memory.recall(user_input.conversation_id, last_turns=self.recall_turns)
-        history = [msg for msg in history if msg.msg_id != user_input.msg_id]
+        history = await self.history(user_input)
         final: AssistantTextMessage | None = None
         try:
             async for event in self.chain.astream(user_input, history):

@@ -73,12 +73,10 @@ class DCChains(Chain):
         Returns the scripts that passed `plan_validate` (None when every attempt was rejected or the LLM
         wrote no script) and the messages of the attempts — replies and rejection reports — in order.
         """
-        system = [BaseMessage(role="system", content=self.system_prompt, create_ts=0)] if self.system_prompt else []
+        history = self.prompt_history(history)
         attempts: list[BaseMessage] = []
         for _ in range(self.max_plan_attempts):
-            reply = await self.llm.agenerate(
-                user_input, [*system, *history], self.tools or None, intermediate_msgs=list(attempts)
-            )
+            reply = await self.llm.agenerate(user_input, history, self.tools or None, intermediate_msgs=list(attempts))
             reply.conversation_id = user_input.conversation_id
             attempts.append(reply)
             scripts = scripts_of(reply)
@@ -120,7 +118,4 @@ class DCBrain(Brain):
 
     async def plan(self, user_input: UserMessage) -> tuple[list[str] | None, list[BaseMessage]]:
         """The validated plan for `user_input` with its conversation recalled; nothing runs, nothing is stored."""
-        history: list[BaseMessage] = []
-        if user_input.conversation_id is not None:
-            history = await self.memory.recall(user_input.conversation_id, last_turns=self.recall_turns)
-        return await self.chain.plan(user_input, history)
+        return await self.chain.plan(user_input, await self.history(user_input))

@@ -9,7 +9,6 @@ next turn without a restart.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from tfrobot.brain import Brain
@@ -87,27 +86,18 @@ def build_brain(robot: Robot) -> Brain:
 
 
 def new_input(message: str, conversation_id: str | None) -> TextMessage:
-    """The user message of a turn (a new conversation id when none is given)."""
-    return TextMessage(content=message, conversation_id=conversation_id or uuid.uuid4().hex)
-
-
-async def history_of(robot: Robot, conversation_id: str | None) -> list[BaseMessage]:
-    """What the brain would recall for this conversation."""
-    if conversation_id is None:
-        return []
-    store = conversations_component(robot).store
-    return await store.recall(conversation_id, last_turns=_spec(robot).recall_turns)
+    """The user message of a turn (the brain gives it a new conversation id when it has none)."""
+    return TextMessage(content=message, conversation_id=conversation_id)
 
 
 async def prepared_turn(
     robot: Robot, message: str, conversation_id: str | None
 ) -> tuple[Chain, list[BaseMessage], UserMessage]:
-    """The robot's chain, the history its first thinking step sends (system prompt first), and the input."""
-    chain = build_chain(robot)
-    history = await history_of(robot, conversation_id)
-    if chain.system_prompt:
-        history = [BaseMessage(role="system", content=chain.system_prompt, create_ts=0), *history]
-    return chain, history, new_input(message, conversation_id)
+    """The robot's chain, the history its first thinking step sends (system prompt first), and the input:
+    recalled and prefixed by the same `Brain.history` and `Chain.prompt_history` a turn uses."""
+    brain = build_brain(robot)
+    user_input = new_input(message, conversation_id)
+    return brain.chain, brain.chain.prompt_history(await brain.history(user_input)), user_input
 
 
 async def dry_run_request(

@@ -20,6 +20,7 @@ from tfrobot.brain.chain.events import (
     TokenDelta,
     ToolCallFinished,
     ToolCallStarted,
+    final_message,
 )
 from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, TextDelta, ToolDefinition
 from tfrobot.drive import Drive
@@ -65,20 +66,19 @@ class Chain:
 
     async def arun(self, user_input: UserMessage, history: Sequence[BaseMessage] = ()) -> AssistantTextMessage:
         """Run the turn and return its answer (the trace is in `user_input.intermediate_trace`)."""
-        final: AssistantTextMessage | None = None
-        async for event in self.astream(user_input, history):
-            if isinstance(event, FinalMessage):
-                final = event.message
-        if final is None:  # astream always ends with FinalMessage unless it raised
-            raise RuntimeError("chain ended without an answer")
-        return final
+        return await final_message(self.astream(user_input, history))
+
+    def prompt_history(self, history: Sequence[BaseMessage]) -> list[BaseMessage]:
+        """The history the LLM is sent: the system prompt (if any) first, then `history`."""
+        if not self.system_prompt:
+            return list(history)
+        return [BaseMessage(role="system", content=self.system_prompt, create_ts=0), *history]
 
     async def astream(self, user_input: UserMessage, history: Sequence[BaseMessage] = ()) -> AsyncIterator[ChainEvent]:
         """The turn as events; the last one is the `FinalMessage`."""
         ctx = ChainContext()
         marks: list[tuple[str, int]] = []
-        if self.system_prompt:
-            history = [BaseMessage(role="system", content=self.system_prompt, create_ts=0), *history]
+        history = self.prompt_history(history)
         final: AssistantTextMessage | None = None
         try:
             for step in range(self.max_steps):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -69,3 +70,15 @@ ChainEvent: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 """Any chain event, dispatched on `type` (JSON-ready for server-sent events)."""
+
+
+async def final_message(events: AsyncIterator[ChainEvent]) -> AssistantTextMessage:
+    """The answer of a turn's events (consumed to the end): its `FinalMessage`, which ends every turn that
+    did not fail."""
+    final: AssistantTextMessage | None = None
+    async for event in events:
+        if isinstance(event, FinalMessage):
+            final = event.message
+    if final is None:
+        raise RuntimeError("the turn ended without an answer")
+    return final
