@@ -45,14 +45,8 @@ class IntermediateTrace(BaseModel):
         return record
 
     def ordered(self) -> list[BaseMessage]:
-        """Records by creation time, ties broken by the order they were appended."""
-        records = self.records
-        previous = -1 << 63
-        for msg in records:  # usually already in order: one comparison per record instead of a sort
-            if msg.create_ts <= previous:
-                return sorted(records, key=_order)
-            previous = msg.create_ts
-        return list(records)
+        """Records by creation time, ties broken by the order they were appended (a new list)."""
+        return list(self.ordered_cut(-1 << 63)[0])
 
     def split(self, create_ts: int) -> tuple[list[BaseMessage], list[BaseMessage]]:
         """Records created before `create_ts` (pre) and at or after it (post), each in order."""
