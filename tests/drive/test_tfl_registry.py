@@ -41,3 +41,23 @@ def test_a_failing_tool_stops_the_script_with_its_message_once() -> None:
     assert "disk full" in result.result
     assert "not reached" not in result.result
     assert "RuntimeError" not in result.result  # regression: the error was wrapped a second time
+
+
+def zipcode(city: str) -> str:
+    """A string that looks like a number."""
+    return "75001"
+
+
+def test_results_keep_their_python_type() -> None:
+    """Regression: results went through JSON text and back, so the string "75001" became a number."""
+    result = TFLInterpreter(DriveToolRegistry(Drive([zipcode]))).run('z = zipcode(city="Paris")\nprint(z + "-FR")')
+    assert result.trace_meta is not None
+    assert result.trace_meta["ok"] is True, result.result
+    assert result.result == "75001-FR"
+
+
+def test_invalid_arguments_are_reported_like_a_json_call() -> None:
+    result = interpreter().run("print(postcode(city=3))")
+    assert result.trace_meta is not None
+    assert result.trace_meta["ok"] is False
+    assert "invalid arguments for postcode: city: Input should be a valid string" in result.result

@@ -6,11 +6,12 @@ from collections.abc import Collection
 from itertools import count
 from typing import Any
 
-from pydantic_core import to_json
+from pydantic import ValidationError
 
 from tfrobot.drive.drive import Drive
-from tfrobot.schema.message import ToolCall
-from tfrobot.tfl import TFLToolSignature
+from tfrobot.drive.tool import ToolFailure, ToolOutput
+from tfrobot.schema.message import ToolReturn
+from tfrobot.tfl import TFLToolSignature, ToolResult
 
 
 class DriveToolRegistry:
@@ -36,6 +37,15 @@ class DriveToolRegistry:
         )
 
     async def acall(self, name: str, arguments: dict[str, Any]) -> object:
-        """Run the tool; its `ToolReturn` as it is (TFL stops a script at an error result, with its text)."""
-        call = ToolCall(id=f"tfl_{next(self._ids)}", name=name, arguments=to_json(arguments).decode())
-        return await self.drive.call(call)
+        """Run the tool with the same validation and time-out as a JSON tool call, and hand TFL what it
+        returned as it returned it: the string "75001" stays a string (not text re-read as JSON, which
+        made it a number). Failures are the same error `ToolReturn` an LLM would see."""
+        tool = self.drive[name]
+        try:
+            value = await tool.invoke(tool.arguments.model_validate(arguments))
+        except (ValidationError, ToolFailure) as exc:
+            call_id = f"tfl_{next(self._ids)}"
+            return ToolReturn(call_id=call_id, name=name, is_error=True, result=tool.failure_text(exc))
+        if isinstance(value, ToolOutput):  # TFL's own form of a value with attachments
+            return ToolResult(value.result, tuple(value.attachments))
+        return value

@@ -48,6 +48,10 @@ def _render(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+class ToolFailure(Exception):
+    """A tool call that raised or timed out; its text is what the LLM (or the script) is told."""
+
+
 class Tool:
     """A callable the LLM may call. Arguments are validated against the signature before the call."""
 
@@ -74,25 +78,34 @@ class Tool:
 
     async def run(self, call: ToolCall) -> ToolReturn:
         """Run one call; never raises: bad arguments, exceptions and time-outs become error results."""
-        fail = ToolReturn(call_id=call.id, name=self.name, is_error=True)
         try:
-            kwargs = self.arguments.model_validate_json(call.arguments or "{}")
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
-            return fail.model_copy(update={"result": f"invalid arguments for {self.name}: {problems}"})
-        values = {key: getattr(kwargs, key) for key in type(kwargs).model_fields}
+            value = await self.invoke(self.arguments.model_validate_json(call.arguments or "{}"))
+        except (ValidationError, ToolFailure) as exc:
+            return ToolReturn(call_id=call.id, name=self.name, is_error=True, result=self.failure_text(exc))
+        return self._to_return(call, value)
+
+    async def invoke(self, arguments: BaseModel) -> Any:
+        """Call the tool with validated `arguments` (an instance of `self.arguments`) and return what it
+        returned, as it returned it; its exceptions and the time-out become a `ToolFailure`."""
+        values = {key: getattr(arguments, key) for key in type(arguments).model_fields}
         try:
             pending: Awaitable[Any]
             if inspect.iscoroutinefunction(self.fn):
                 pending = self.fn(**values)
             else:
                 pending = asyncio.to_thread(self.fn, **values)
-            value = await asyncio.wait_for(pending, timeout=self.timeout)
+            return await asyncio.wait_for(pending, timeout=self.timeout)
         except TimeoutError:
-            return fail.model_copy(update={"result": f"{self.name} timed out after {self.timeout:g} s"})
+            raise ToolFailure(f"{self.name} timed out after {self.timeout:g} s") from None
         except Exception as exc:  # the LLM must see the failure, the turn must go on
-            return fail.model_copy(update={"result": f"{self.name} failed: {type(exc).__name__}: {exc}"})
-        return self._to_return(call, value)
+            raise ToolFailure(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+
+    def failure_text(self, exc: ValidationError | ToolFailure) -> str:
+        """What the caller is told of invalid arguments or a failed call."""
+        if isinstance(exc, ToolFailure):
+            return str(exc)
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+        return f"invalid arguments for {self.name}: {problems}"
 
     def _to_return(self, call: ToolCall, value: Any) -> ToolReturn:
         if isinstance(value, ToolReturn):
