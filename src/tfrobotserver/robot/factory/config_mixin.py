@@ -141,7 +141,6 @@ class ConfigurableMixin(TFSComponent):
             path = ".".join(str(p) for p in first["loc"]) or "config"
             raise ActionInputError(path, first["msg"], first.get("input")) from None
         new._tfs_robot, new._tfs_name = self._tfs_robot, self._tfs_name
-        self._validate_config(new)
         old_json = self.model_dump(mode="json")
         new_json = new.model_dump(mode="json")
         changed = [name for name in changes if old_json.get(name) != new_json.get(name)]
@@ -165,8 +164,13 @@ class ConfigurableMixin(TFSComponent):
             event.listen(session.sync_session, "after_commit", lambda _session: self._apply(new), once=True)
         return ConfigUpdate(changed=changed, config=new_json)
 
+    def model_post_init(self, context: Any, /) -> None:
+        # every configuration is checked, however it arrives: a config action, a robot file, a saved config
+        self._validate_config(self)
+
     def _validate_config(self, new: Any) -> None:
-        """Hook: checks beyond the field types (raise `ActionInputError`); e.g. that an LLM can be built."""
+        """Hook: checks beyond the field types (raise `ActionInputError`); e.g. that an LLM can be built.
+        Runs on every instance (`model_post_init`), so a config action's new configuration too."""
 
     @tfs_action(
         alias=ActionAlias(category="pageable", resource="config_change", resource_op_type="get_list"),

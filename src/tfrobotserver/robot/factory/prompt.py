@@ -198,6 +198,9 @@ class PromptComponent(ConfigurableMixin):
     template: str = "You are {{ robot }}. Answer {{ user }} briefly."
     defaults: dict[str, Any] = Field(default_factory=dict)
 
+    def _validate_config(self, new: Any) -> None:
+        _variables("template", new.template)  # a template that does not compile is refused, wherever it comes from
+
     def render_default(self) -> str:
         """The template rendered with `defaults` (the robot's system prompt)."""
         return render_template(self.template, self.defaults)
@@ -238,7 +241,6 @@ class PromptComponent(ConfigurableMixin):
         template: Annotated[str, Field(min_length=1)],
         defaults: dict[str, Any] | None = None,
     ) -> ConfigUpdate:
-        _variables("template", template)
         changes: dict[str, Any] = {"template": template}
         if defaults is not None:
             changes["defaults"] = defaults

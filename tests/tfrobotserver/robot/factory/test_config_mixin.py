@@ -6,12 +6,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings, TokenConfig
 from tfrobotserver.robot.demo import build_demo_robot
+from tfrobotserver.robot.factory.brain.llm import LLMComponent
+from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
+from tfrobotserver.robot.factory.prompt import PromptComponent
 
 READER = "reader-secret-0123456789"
 EDITOR = "editor-secret-0123456789"
@@ -63,3 +66,14 @@ async def test_a_change_goes_live_only_when_its_transaction_commits(tmp_path: Pa
     async with runtime.sessions() as session:
         assert (await prompt.aget_config_changes(session)).total == 1
     await runtime.aclose()
+
+
+def test_a_configuration_is_checked_however_it_arrives() -> None:
+    """Regression: the template and file-type checks ran only inside their config actions, so a robot file
+    (or a saved configuration) with a template that does not compile was accepted and failed every turn."""
+    with pytest.raises(ValidationError, match="template syntax error on line 1"):
+        PromptComponent(template="{% if %}")
+    with pytest.raises(ValidationError, match=r"cannot ingest \['docx'\]; readable types: md, pdf, txt"):
+        MemoryComponent(file_types={"docx": "Word"})
+    with pytest.raises(ValidationError, match="keys are not configuration"):
+        LLMComponent(params={"api_key": "sk-x"})

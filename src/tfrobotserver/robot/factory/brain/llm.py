@@ -67,9 +67,6 @@ class LLMComponent(ConfigurableMixin):
     The scripted provider without `rules` plays the demo robot's script (`tfrobot.brain.demo.RULES`)."""
     _llm: ChatLLM | None = PrivateAttr(default=None)
 
-    def model_post_init(self, context: Any, /) -> None:
-        self._validate_config(self)
-
     def _validate_config(self, new: Any) -> None:
         if "api_key" in new.params:
             raise ActionInputError(

@@ -25,6 +25,8 @@ themselves then there these they this those through to too under until up very w
 while who whom why will with would you your yours yourself yourselves
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
+READABLE_TYPES = ("md", "pdf", "txt")
+"""The file types `extract` reads."""
 
 
 class IngestError(ValueError):

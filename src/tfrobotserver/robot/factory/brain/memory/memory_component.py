@@ -24,7 +24,7 @@ from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDoc
 from tfrobotserver.dtos.factory.brain.memory.doc_types import DocType, DocTypeCatalog
 from tfrobotserver.dtos.factory.user import CurrentUser
 from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin, memory_docs
-from tfrobotserver.robot.factory.brain.memory.ingest import IngestError, extract, file_type_of
+from tfrobotserver.robot.factory.brain.memory.ingest import READABLE_TYPES, IngestError, extract, file_type_of
 from tfrobotserver.robot.factory.brain.memory.ingest import keywords as extract_keywords
 from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
 
@@ -60,6 +60,13 @@ class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
         """Who is calling: the x-fetch target of parameters that default to the caller."""
         return CurrentUser(user_id=principal.name, display_name=principal.name, scopes=sorted(principal.scopes))
 
+    def _validate_config(self, new: Any) -> None:
+        unreadable = sorted(set(new.file_types) - set(READABLE_TYPES))
+        if unreadable:
+            raise ActionInputError(
+                "file_types", f"cannot ingest {unreadable}; readable types: {', '.join(READABLE_TYPES)}", new.file_types
+            )
+
     @tfs_action(alias=ActionAlias(resource="doc_type", resource_op_type="get"))
     async def aget_doc_types(self) -> DocTypeCatalog:
         """The file types this memory accepts (feeds the file type select of acreate_doc)."""
@@ -75,11 +82,6 @@ class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
         principal: Principal,
         file_types: Annotated[dict[str, str], Field(min_length=1)],
     ) -> ConfigUpdate:
-        unreadable = sorted(set(file_types) - {"txt", "md", "pdf"})
-        if unreadable:
-            raise ActionInputError(
-                "file_types", f"cannot ingest {unreadable}; readable types: md, pdf, txt", file_types
-            )
         return await self._change_config(async_session, principal, {"file_types": file_types})
 
     @tfs_action(alias=ActionAlias(category="pageable", resource="doc", resource_op_type="create"))
