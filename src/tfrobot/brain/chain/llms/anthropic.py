@@ -26,7 +26,6 @@ from tfrobot.brain.chain.llms.chat_llm import (
     import_sdk,
     portable_id,
 )
-from tfrobot.brain.chain.llms.errors import ProviderUnavailableError
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -310,16 +309,9 @@ class AnthropicChat(ChatLLM):
             state.usage.update(clean_nones(event.get("usage") or {}))
 
     def _finish(self, state: _StreamState) -> FinishDelta:
-        if state.stop_reason is None:
-            # No `message_delta` with a stop reason: the stream was cut short and this is half a reply.
-            raise ProviderUnavailableError(
-                self.provider, "the stream ended before the response was complete (no stop reason); retry the turn"
-            )
-        return FinishDelta(
-            finish_reason=_finish_reason(state.stop_reason),
-            usage=self._usage(state.usage),
-            model=self._model_tag(state.model),
-        )
+        # (the stop reason comes in `message_delta`, near the end)
+        reason = state.stop_reason
+        return self._stream_end(reason, _finish_reason(reason), self._usage(state.usage), state.model)
 
     # ----------------------------------------------------------------------------------- responses
     def parse_response(self, raw: Any) -> AssistantTextMessage:

@@ -32,17 +32,19 @@ from tfrobot.brain.chain.llms.errors import (
     InvalidConversationError,
     LLMError,
     ProviderNotInstalledError,
+    ProviderUnavailableError,
     translate_sdk_error,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
 from tfrobot.brain.chain.llms.normalize import normalize_request
-from tfrobot.brain.chain.llms.stream import MessageAssembler, StreamDelta
+from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta
 from tfrobot.brain.chain.llms.tools import SchemaCleaner, ToolDefinition
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage, UserMessage
 from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import LLMMessage, LLMRequestMessages
+from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.msg_part import MediaPart
 
 
@@ -411,6 +413,18 @@ class ChatLLM(BaseModel):
     def _accepts(self, media: ResolvedMedia, part: MediaPart) -> bool:
         """Provider hook: whether this exact format can be sent natively (e.g. OpenAI audio: wav/mp3)."""
         return True
+
+    def _stream_end(
+        self, reason: str | None, finish_reason: str | None, usage: Usage | None, model: str | None
+    ) -> FinishDelta:
+        """The last delta of a stream whose provider said why it stopped (`reason`, as the provider wrote
+        it). Without a reason the stream was cut short and what arrived is half an answer: failing the
+        turn keeps its trace, whereas returning it would store it as complete."""
+        if reason is None:
+            raise ProviderUnavailableError(
+                self.provider, "the stream ended before the response was complete (no finish reason); retry the turn"
+            )
+        return FinishDelta(finish_reason=finish_reason, usage=usage, model=self._model_tag(model))
 
     def _model_tag(self, model: str | None) -> str:
         return f"{self.provider}:{model or self.model}"

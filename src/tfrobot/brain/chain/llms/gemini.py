@@ -19,7 +19,6 @@ from typing import Any, ClassVar, assert_never
 from pydantic import PrivateAttr
 
 from tfrobot.brain.chain.llms.chat_llm import CONSOLE_LABEL, SYSTEM_LABEL, ChatLLM, attachment_label, import_sdk
-from tfrobot.brain.chain.llms.errors import ProviderUnavailableError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -233,17 +232,9 @@ class GeminiChat(ChatLLM):
             state.finish_reason = candidate.get("finish_reason") or state.finish_reason
 
     def _finish(self, state: _StreamState) -> FinishDelta:
-        if state.finish_reason is None:
-            # Gemini sends `finishReason` with its last chunk: without it the stream was cut short, and
-            # what arrived is half an answer (stored as complete, it would never be asked for again).
-            raise ProviderUnavailableError(
-                self.provider, "the stream ended before the response was complete (no finish reason); retry the turn"
-            )
-        return FinishDelta(
-            finish_reason=_finish_reason(state.finish_reason, state.calls > 0),
-            usage=self._usage(state.usage),
-            model=self._model_tag(state.model),
-        )
+        # (Gemini sends `finishReason` with its last chunk)
+        reason = state.finish_reason
+        return self._stream_end(reason, _finish_reason(reason, state.calls > 0), self._usage(state.usage), state.model)
 
     # ----------------------------------------------------------------------------------- responses
     def parse_response(self, raw: Any) -> AssistantTextMessage:

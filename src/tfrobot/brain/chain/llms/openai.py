@@ -26,7 +26,6 @@ from tfrobot.brain.chain.llms.chat_llm import (
     import_sdk,
     provider_of,
 )
-from tfrobot.brain.chain.llms.errors import ProviderUnavailableError
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.stream import FinishDelta, ReasoningDelta, StreamDelta, TextDelta, ToolCallDelta
 from tfrobot.brain.chain.llms.tools import ToolDefinition
@@ -286,15 +285,8 @@ class OpenAIChat(ChatLLM):
                 state.finish_reason = choice["finish_reason"]
 
     def _finish(self, state: _StreamState) -> FinishDelta:
-        if state.finish_reason is None:
-            # The body ended without a finish reason: the connection was cut short, and what arrived is
-            # half an answer. Failing the turn keeps its trace; returning it would store it as complete.
-            raise ProviderUnavailableError(
-                self.provider, "the stream ended before the response was complete (no finish reason); retry the turn"
-            )
-        return FinishDelta(
-            finish_reason=_finish_reason(state.finish_reason), usage=state.usage, model=self._model_tag(state.model)
-        )
+        reason = state.finish_reason
+        return self._stream_end(reason, _finish_reason(reason), state.usage, state.model)
 
     # ----------------------------------------------------------------------------------- responses
     def parse_response(self, raw: Any) -> AssistantTextMessage:
