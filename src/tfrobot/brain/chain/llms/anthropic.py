@@ -24,6 +24,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     attachment_label,
     clean_nones,
     import_sdk,
+    move_to_extra_body,
     portable_id,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
@@ -227,11 +228,8 @@ class AnthropicChat(ChatLLM):
             request["tools"] = [
                 {"name": t.name, "description": t.description, "input_schema": self.clean_tool_schema(t)} for t in tools
             ]
-        extra = {k: params.pop(k) for k in list(params) if k not in NATIVE_PARAMS}
         request.update(params)
-        if extra:
-            request["extra_body"] = {**request.get("extra_body", {}), **extra}
-        return request
+        return move_to_extra_body(request, NATIVE_PARAMS)
 
     # ----------------------------------------------------------------------------------- calls
     def client(self, *, is_async: bool = False) -> Any:

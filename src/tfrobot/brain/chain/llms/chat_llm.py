@@ -78,6 +78,15 @@ def attachment_label(owner: str, is_call: bool) -> str:
     return f"[attachments of the result of tool call {owner}]" if is_call else "[attachments of the console output]"
 
 
+def move_to_extra_body(request: dict[str, Any], native: frozenset[str]) -> dict[str, Any]:
+    """`request` with every key its SDK's create call does not take (`native` are those it does) moved
+    into `extra_body`, which the SDK sends as part of the JSON body: vendor parameters reach the API."""
+    extra = {key: request.pop(key) for key in list(request) if key not in native}
+    if extra:
+        request["extra_body"] = {**request.get("extra_body", {}), **extra}
+    return request
+
+
 def import_sdk(module: str, provider: str, extra: str) -> Any:
     """Import a provider SDK on first use (they are optional extras and slow to import)."""
     try:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from tfrobot.brain.chain.llms.chat_llm import move_to_extra_body
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.openai import OpenAIChat
 from tfrobot.brain.chain.llms.tools import ToolDefinition
@@ -47,11 +48,7 @@ class ZhipuChat(OpenAIChat):
     def _assemble_api_request(
         self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
     ) -> dict[str, Any]:
-        request = super()._assemble_api_request(params, api_msgs, tools)
-        extra = {k: request.pop(k) for k in list(request) if k not in NATIVE_PARAMS}
-        if extra:
-            request["extra_body"] = {**request.get("extra_body", {}), **extra}
-        return request
+        return move_to_extra_body(super()._assemble_api_request(params, api_msgs, tools), NATIVE_PARAMS)
 
     def _make_client(self, sdk: Any, *, is_async: bool) -> Any:
         if is_async:
