@@ -9,6 +9,7 @@ import pytest
 from tests.tfl.conftest import error, interpreter, ok, run
 from tfrobot.schema.message import BaseMessage, ConsoleResult, LLMTFLMessage
 from tfrobot.tfl import BUILTINS, TFLInterpreter, TFLLimits
+from tfrobot.tfl.interpreter import _parsed
 
 
 @pytest.mark.parametrize(
@@ -325,3 +326,14 @@ def test_interpreter_defaults_and_mapping_of_tools() -> None:
     assert TFLInterpreter().run("print(1)").result == "1"
     assert TFLInterpreter({"ask": lambda q: q + "?"}).run('ask("why")').result == "why?"
     assert TFLInterpreter().limits == TFLLimits()
+
+
+def test_a_script_validated_then_run_is_parsed_once() -> None:
+    """A planner validates a script and then runs it (`DCChains`): the second step reuses the first's tree."""
+    script = 'x = 41 + 1\nprint("once", x)'
+    interp = TFLInterpreter()
+    before = _parsed.cache_info()
+    assert interp.validate(script) == []
+    assert interp.run(script).result == "once 42"
+    after = _parsed.cache_info()
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 1)

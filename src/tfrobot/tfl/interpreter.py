@@ -13,6 +13,7 @@ import concurrent.futures
 import difflib
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from tfrobot.schema.message.base import BaseMessage
@@ -57,6 +58,10 @@ from tfrobot.tfl.values import (
     to_python,
     type_name,
 )
+
+_parsed = lru_cache(maxsize=32)(parse)
+"""`parse`, remembered for the last scripts: the tree is immutable (frozen nodes), and a planner validates a
+script and then runs it (`DCChains`), which would otherwise parse it twice."""
 
 BUILTINS: dict[str, tuple[int, int | None, frozenset[str], str]] = {
     "print": (0, None, frozenset({"sep"}), 'print(value, …, sep=" ") writes a line of output'),
@@ -206,7 +211,7 @@ class TFLInterpreter:
                     message=f"script limit: {len(script):,} characters exceeds {self.limits.max_script_chars:,}",
                 )
             )
-        return parse(script)
+        return _parsed(script)
 
     def _check(self, program: Program) -> list[TFLError]:
         deep = _too_deep(program, self.limits.max_depth)
