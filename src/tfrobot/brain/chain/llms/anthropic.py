@@ -14,8 +14,6 @@ import json
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, ClassVar, assert_never
 
-from pydantic import PrivateAttr
-
 from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     SYSTEM_LABEL,
@@ -23,7 +21,6 @@ from tfrobot.brain.chain.llms.chat_llm import (
     as_dict,
     attachment_label,
     clean_nones,
-    import_sdk,
     move_to_extra_body,
     portable_id,
 )
@@ -80,6 +77,9 @@ class AnthropicChat(ChatLLM):
     """Claude through the Anthropic Messages API."""
 
     provider: ClassVar[str] = "anthropic"
+    sdk_module: ClassVar[str] = "anthropic"
+    sdk_extra: ClassVar[str] = "anthropic"
+    sdk_clients: ClassVar[tuple[str, str]] = ("Anthropic", "AsyncAnthropic")
     capabilities: ClassVar[Capabilities] = Capabilities(
         user=frozenset({"image", "file"}),
         tool_result=frozenset({"image", "file"}),
@@ -87,8 +87,6 @@ class AnthropicChat(ChatLLM):
     )
 
     model: str = "claude-sonnet-4-6"
-    _client: Any = PrivateAttr(default=None)
-    _aclient: Any = PrivateAttr(default=None)
 
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
@@ -232,26 +230,6 @@ class AnthropicChat(ChatLLM):
         return move_to_extra_body(request, NATIVE_PARAMS)
 
     # ----------------------------------------------------------------------------------- calls
-    def client(self, *, is_async: bool = False) -> Any:
-        """The (cached) SDK client."""
-        if (self._aclient if is_async else self._client) is None:
-            sdk = import_sdk("anthropic", self.provider, "anthropic")
-            kwargs: dict[str, Any] = {"max_retries": self.max_retries}
-            if self.api_key is not None:
-                kwargs["api_key"] = self.api_key.get_secret_value()
-            if self.base_url is not None:
-                kwargs["base_url"] = self.base_url
-            if self.timeout is not None:
-                kwargs["timeout"] = self.timeout
-            http = self.async_http_client if is_async else self.http_client
-            if http is not None:
-                kwargs["http_client"] = http
-            if is_async:
-                self._aclient = sdk.AsyncAnthropic(**kwargs)
-            else:
-                self._client = sdk.Anthropic(**kwargs)
-        return self._aclient if is_async else self._client
-
     def _send(self, params: dict[str, Any]) -> Any:
         return self.client().messages.create(**params)
 

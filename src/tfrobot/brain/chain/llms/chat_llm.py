@@ -26,7 +26,7 @@ from hashlib import sha1
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, SecretStr
 
 from tfrobot.brain.chain.llms.errors import (
     InvalidConversationError,
@@ -168,6 +168,12 @@ class ChatLLM(BaseModel):
     """How tool schemas are cleaned for this provider."""
     max_tokens_key: ClassVar[str] = "max_tokens"
     """The request parameter that `max_tokens` is sent as."""
+    sdk_module: ClassVar[str] = ""
+    """The official SDK's module, imported on first use (`import_sdk`)."""
+    sdk_extra: ClassVar[str] = ""
+    """The pip extra that installs that SDK (named in the error when it is missing)."""
+    sdk_clients: ClassVar[tuple[str, str]] = ("", "")
+    """The SDK's sync and async client classes, built by `_make_client`."""
 
     model: str = Field(description="The provider's model name, e.g. 'gpt-4o' or 'claude-sonnet-4-5'.")
     api_key: SecretStr | None = Field(default=None, description="API key; the SDK's environment variable if unset.")
@@ -186,6 +192,9 @@ class ChatLLM(BaseModel):
     async_http_client: Any = Field(
         default=None, exclude=True, description="The async HTTP client for the SDK's async client."
     )
+
+    _client: Any = PrivateAttr(default=None)
+    _aclient: Any = PrivateAttr(default=None)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -376,6 +385,35 @@ class ChatLLM(BaseModel):
         for delta in self.stream(current_input, conversation, tools, **options):
             assembler.add(delta)
         return assembler.message()
+
+    def client(self, *, is_async: bool = False) -> Any:
+        """The (cached) SDK client."""
+        if is_async:
+            if self._aclient is None:
+                self._aclient = self._make_client(import_sdk(self.sdk_module, self.provider, self.sdk_extra), True)
+            return self._aclient
+        if self._client is None:
+            self._client = self._make_client(import_sdk(self.sdk_module, self.provider, self.sdk_extra), False)
+        return self._client
+
+    def _make_client(self, sdk: Any, is_async: bool) -> Any:
+        """One of `sdk_clients` with the settings; override for an SDK whose client takes others."""
+        sync_class, async_class = self.sdk_clients
+        cls = getattr(sdk, async_class if is_async else sync_class)
+        return cls(**self._client_kwargs(self.async_http_client if is_async else self.http_client))
+
+    def _client_kwargs(self, http_client: Any) -> dict[str, Any]:
+        """The settings as the keyword arguments the OpenAI-style SDK clients take."""
+        kwargs: dict[str, Any] = {"max_retries": self.max_retries}
+        if self.api_key is not None:
+            kwargs["api_key"] = self.api_key.get_secret_value()
+        if self.base_url is not None:
+            kwargs["base_url"] = self.base_url
+        if self.timeout is not None:
+            kwargs["timeout"] = self.timeout
+        if http_client is not None:
+            kwargs["http_client"] = http_client
+        return kwargs
 
     @contextmanager
     def _sdk_errors(self) -> Iterator[None]:

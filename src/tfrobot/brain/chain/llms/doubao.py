@@ -6,7 +6,7 @@ thinking models return `reasoning_content`; it is sent back during the running t
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -26,13 +26,10 @@ class DoubaoChat(OpenAIChat):
     )
     sdk_module: ClassVar[str] = "volcenginesdkarkruntime"
     sdk_extra: ClassVar[str] = "doubao"
+    sdk_clients: ClassVar[tuple[str, str]] = ("Ark", "AsyncArk")
     user_names: ClassVar[bool] = False
 
     model: str = "doubao-seed-1-6"
     reasoning_replay: Literal["never", "tool_loop", "always"] = Field(
         default="tool_loop", description="Doubao reasoning is sent back within the running tool loop."
     )
-
-    def _make_client(self, sdk: Any, *, is_async: bool) -> Any:
-        cls = sdk.AsyncArk if is_async else sdk.Ark
-        return cls(**self._client_kwargs(self.async_http_client if is_async else self.http_client))

@@ -16,9 +16,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, ClassVar, assert_never
 
-from pydantic import PrivateAttr
-
-from tfrobot.brain.chain.llms.chat_llm import CONSOLE_LABEL, SYSTEM_LABEL, ChatLLM, attachment_label, import_sdk
+from tfrobot.brain.chain.llms.chat_llm import CONSOLE_LABEL, SYSTEM_LABEL, ChatLLM, attachment_label
 from tfrobot.brain.chain.llms.media import Capabilities, Position
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -61,6 +59,8 @@ class GeminiChat(ChatLLM):
     """Gemini through the Gemini Developer API or Vertex AI (`google-genai`)."""
 
     provider: ClassVar[str] = "gemini"
+    sdk_module: ClassVar[str] = "google.genai"
+    sdk_extra: ClassVar[str] = "gemini"
     max_tokens_key: ClassVar[str] = "max_output_tokens"
     capabilities: ClassVar[Capabilities] = Capabilities(
         user=frozenset({"image", "audio", "video", "file"}),
@@ -70,7 +70,6 @@ class GeminiChat(ChatLLM):
     schema_cleaner: ClassVar[SchemaCleaner] = GeminiSchemaCleaner()
 
     model: str = "gemini-2.5-flash"
-    _client: Any = PrivateAttr(default=None)
 
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
@@ -168,24 +167,21 @@ class GeminiChat(ChatLLM):
         return request
 
     # ----------------------------------------------------------------------------------- calls
-    def client(self) -> Any:
-        """The (cached) `genai.Client`; its `.aio` is the async side."""
-        if self._client is None:
-            genai = import_sdk("google.genai", self.provider, "gemini")
-            options: dict[str, Any] = {}
-            if self.base_url is not None:
-                options["base_url"] = self.base_url
-            if self.timeout is not None:
-                options["timeout"] = int(self.timeout * 1000)
-            if self.http_client is not None:
-                options["httpx_client"] = self.http_client
-            if self.async_http_client is not None:
-                options["httpx_async_client"] = self.async_http_client
-            kwargs: dict[str, Any] = {"http_options": genai.types.HttpOptions(**options)}
-            if self.api_key is not None:
-                kwargs["api_key"] = self.api_key.get_secret_value()
-            self._client = genai.Client(**kwargs)
-        return self._client
+    def _make_client(self, sdk: Any, is_async: bool) -> Any:
+        """A `genai.Client`: one client for both sides (its `.aio` is the async one)."""
+        options: dict[str, Any] = {}
+        if self.base_url is not None:
+            options["base_url"] = self.base_url
+        if self.timeout is not None:
+            options["timeout"] = int(self.timeout * 1000)
+        if self.http_client is not None:
+            options["httpx_client"] = self.http_client
+        if self.async_http_client is not None:
+            options["httpx_async_client"] = self.async_http_client
+        kwargs: dict[str, Any] = {"http_options": sdk.types.HttpOptions(**options)}
+        if self.api_key is not None:
+            kwargs["api_key"] = self.api_key.get_secret_value()
+        return sdk.Client(**kwargs)
 
     def _send(self, params: dict[str, Any]) -> Any:
         return self.client().models.generate_content(**params)

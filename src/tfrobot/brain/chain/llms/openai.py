@@ -15,7 +15,7 @@ import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, ClassVar, Literal, assert_never
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
@@ -23,7 +23,6 @@ from tfrobot.brain.chain.llms.chat_llm import (
     as_dict,
     attachment_label,
     clean_nones,
-    import_sdk,
     provider_of,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
@@ -69,6 +68,7 @@ class OpenAIChat(ChatLLM):
     )
     sdk_module: ClassVar[str] = "openai"
     sdk_extra: ClassVar[str] = "openai"
+    sdk_clients: ClassVar[tuple[str, str]] = ("OpenAI", "AsyncOpenAI")
     stream_usage_option: ClassVar[bool] = True
     """Whether the endpoint takes `stream_options={"include_usage": True}`."""
     user_names: ClassVar[bool] = True
@@ -80,8 +80,6 @@ class OpenAIChat(ChatLLM):
         description="When to send this provider's own `reasoning_content` back: never, in the running tool "
         "loop only (after the last user turn), or always.",
     )
-    _client: Any = PrivateAttr(default=None)
-    _aclient: Any = PrivateAttr(default=None)
 
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
@@ -207,35 +205,6 @@ class OpenAIChat(ChatLLM):
         return request
 
     # ----------------------------------------------------------------------------------- calls
-    def _client_kwargs(self, http_client: Any) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"max_retries": self.max_retries}
-        if self.api_key is not None:
-            kwargs["api_key"] = self.api_key.get_secret_value()
-        if self.base_url is not None:
-            kwargs["base_url"] = self.base_url
-        if self.timeout is not None:
-            kwargs["timeout"] = self.timeout
-        if http_client is not None:
-            kwargs["http_client"] = http_client
-        return kwargs
-
-    def _make_client(self, sdk: Any, *, is_async: bool) -> Any:
-        """The SDK client; subclasses for other SDKs override this one method."""
-        cls = sdk.AsyncOpenAI if is_async else sdk.OpenAI
-        return cls(**self._client_kwargs(self.async_http_client if is_async else self.http_client))
-
-    def client(self, *, is_async: bool = False) -> Any:
-        """The (cached) SDK client."""
-        if is_async:
-            if self._aclient is None:
-                self._aclient = self._make_client(
-                    import_sdk(self.sdk_module, self.provider, self.sdk_extra), is_async=True
-                )
-            return self._aclient
-        if self._client is None:
-            self._client = self._make_client(import_sdk(self.sdk_module, self.provider, self.sdk_extra), is_async=False)
-        return self._client
-
     def _send(self, params: dict[str, Any]) -> Any:
         return self.client().chat.completions.create(**params)
 

@@ -50,7 +50,7 @@ class ZhipuChat(OpenAIChat):
     ) -> dict[str, Any]:
         return move_to_extra_body(super()._assemble_api_request(params, api_msgs, tools), NATIVE_PARAMS)
 
-    def _make_client(self, sdk: Any, *, is_async: bool) -> Any:
+    def _make_client(self, sdk: Any, is_async: bool) -> Any:
         if is_async:
             raise NotImplementedError("the zhipuai SDK has no async client; use generate() or stream()")
         return sdk.ZhipuAI(**self._client_kwargs(self.http_client))
