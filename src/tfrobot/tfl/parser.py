@@ -168,9 +168,8 @@ def _refuse_reserved(token: Token) -> Token:
 @cache
 def _lark() -> Lark:
     """The parser, built once per process (building the LALR tables is the slow part)."""
-    grammar = resources.files("tfrobot.tfl").joinpath("grammar.lark").read_text(encoding="utf-8")
     return Lark(
-        grammar,
+        grammar_text(),
         parser="lalr",
         lexer="basic",
         postlex=_TFLIndenter(),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -99,14 +99,7 @@ class CallableToolRegistry:
             raise ValueError(f"a tool named {key!r} is already registered")
         sig = signature_of(fn, key)
         self._tools[key] = fn
-        self._signatures[key] = TFLToolSignature(
-            name=sig.name,
-            parameters=sig.parameters,
-            required=sig.required,
-            positional=positional,
-            any_keyword=sig.any_keyword,
-            description=sig.description,
-        )
+        self._signatures[key] = replace(sig, positional=positional)
 
     def names(self) -> Collection[str]:
         return tuple(self._tools)

@@ -31,6 +31,7 @@ from tfrobot.schema.message.tool import ToolReturn
 from tfrobot.tfl.errors import ErrorKind, TFLError, TFLScriptError
 from tfrobot.tfl.limits import TFLLimits
 from tfrobot.tfl.nodes import Span
+from tfrobot.tfl.parser import INT_MAX, INT_MIN
 
 MEDIA_TYPES = (ImageUserMsgPart, AudioUserMsgPart, VideoUserMsgPart, FileUserMsgPart)
 
@@ -202,7 +203,7 @@ class Budget:
 
     def check_int(self, value: int, span: Span | None) -> int:
         """TFL integers are 64-bit, so that `x = x * x` in a loop cannot make a gigantic number."""
-        if not -(2**63) <= value < 2**63:
+        if not INT_MIN <= value <= INT_MAX:
             raise fail("value", "integer overflow: the result does not fit in 64 bits", span)
         return value
 
