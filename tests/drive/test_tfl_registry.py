@@ -12,13 +12,22 @@ def postcode(city: str, country: str = "FR") -> str:
     return {"Paris": "75001"}.get(city, "00000") + "-" + country
 
 
+def zipcode(city: str) -> str:
+    """A string that looks like a number."""
+    return "75001"
+
+
 def disk() -> str:
     """Fails the way a real tool does."""
     raise ValueError("disk full")
 
 
-def interpreter() -> TFLInterpreter:
-    return TFLInterpreter(DriveToolRegistry(Drive([postcode, disk])))
+def run(script: str, *, ok: bool) -> str:
+    """The console output of `script` with the three tools above, which must succeed (or fail) as `ok`."""
+    result = TFLInterpreter(DriveToolRegistry(Drive([postcode, zipcode, disk]))).run(script)
+    assert result.trace_meta is not None
+    assert result.trace_meta["ok"] is ok, result.result
+    return result.result
 
 
 def test_signature_and_result() -> None:
@@ -28,36 +37,21 @@ def test_signature_and_result() -> None:
     assert signature.parameters == ("city", "country")
     assert signature.required == frozenset({"city"})
     assert registry.signature("nope") is None
-    result = interpreter().run('print(postcode(city="Paris"))')
-    assert result.trace_meta is not None
-    assert result.trace_meta["ok"] is True, result.result
-    assert result.result == "75001-FR"
+    assert run('print(postcode(city="Paris"))', ok=True) == "75001-FR"
 
 
 def test_a_failing_tool_stops_the_script_with_its_message_once() -> None:
-    result = interpreter().run('x = disk()\nprint("not reached")')
-    assert result.trace_meta is not None
-    assert result.trace_meta["ok"] is False
-    assert "disk full" in result.result
-    assert "not reached" not in result.result
-    assert "RuntimeError" not in result.result  # regression: the error was wrapped a second time
-
-
-def zipcode(city: str) -> str:
-    """A string that looks like a number."""
-    return "75001"
+    output = run('x = disk()\nprint("not reached")', ok=False)
+    assert "disk full" in output
+    assert "not reached" not in output
+    assert "RuntimeError" not in output  # regression: the error was wrapped a second time
 
 
 def test_results_keep_their_python_type() -> None:
     """Regression: results went through JSON text and back, so the string "75001" became a number."""
-    result = TFLInterpreter(DriveToolRegistry(Drive([zipcode]))).run('z = zipcode(city="Paris")\nprint(z + "-FR")')
-    assert result.trace_meta is not None
-    assert result.trace_meta["ok"] is True, result.result
-    assert result.result == "75001-FR"
+    assert run('z = zipcode(city="Paris")\nprint(z + "-FR")', ok=True) == "75001-FR"
 
 
 def test_invalid_arguments_are_reported_like_a_json_call() -> None:
-    result = interpreter().run("print(postcode(city=3))")
-    assert result.trace_meta is not None
-    assert result.trace_meta["ok"] is False
-    assert "invalid arguments for postcode: city: Input should be a valid string" in result.result
+    output = run("print(postcode(city=3))", ok=False)
+    assert "invalid arguments for postcode: city: Input should be a valid string" in output
