@@ -18,7 +18,7 @@ import { useState } from "react";
 
 import { type ActionInfo, ApiError, api, getToken, setToken } from "./api/client";
 import { ActionModalHost } from "./components/ActionForm";
-import { navigate, useRoute } from "./route";
+import { navigate, routeHash, useRoute } from "./route";
 import { ChatView, useChatAvailable } from "./views/ChatView";
 import { ComponentProvider } from "./views/context";
 import { viewFor } from "./views/registry";
@@ -60,7 +60,7 @@ function ActionNav(props: { robot: string; component: string; current?: string |
           description={a.description ?? undefined}
           active={a.name === props.current}
           rightSection={<Badge size="xs" variant="light" color={viewFor(a).name === "form" ? "gray" : "indigo"}>{viewFor(a).name}</Badge>}
-          href={`#/r/${encodeURIComponent(props.robot)}/c/${encodeURIComponent(props.component)}/a/${encodeURIComponent(a.name)}`}
+          href={routeHash({ robot: props.robot, component: props.component, action: a.name })}
         />
       ))}
     </>
@@ -120,7 +120,7 @@ export function App() {
           />
         </Stack>
         <ScrollArea style={{ flex: 1 }}>
-          {robot && chat && <NavLink label="Chat" active={!!route.chat} href={`#/r/${encodeURIComponent(robot)}/chat`} />}
+          {robot && chat && <NavLink label="Chat" active={!!route.chat} href={routeHash({ robot, chat: true })} />}
           {components.isPending && robot && <Loader size="xs" m="xs" />}
           {components.error && <Text size="xs" c="red">{errorText(components.error)}</Text>}
           {(components.data ?? []).map((c) => (
@@ -130,7 +130,7 @@ export function App() {
               description={c.type}
               opened={route.component === c.name}
               active={route.component === c.name && !route.action}
-              href={`#/r/${encodeURIComponent(robot ?? "")}/c/${encodeURIComponent(c.name)}`}
+              href={routeHash({ robot, component: c.name })}
               childrenOffset={12}
             >
               {route.component === c.name && robot ? <ActionNav robot={robot} component={c.name} current={route.action} /> : null}
