@@ -67,6 +67,7 @@ async def test_every_action_refuses_missing_and_wrong_tokens(server: httpx.Async
             assert response.status_code == 401, (url, header, response.text)
             assert READ not in response.text
             assert WRITE not in response.text
+    print(f"\naccess: {len(actions)} actions x {len(WRONG)} missing or wrong headers: all 401")
     for url in ["/api/robots", "/api/robots/demo/components", "/api/robots/demo/components/prompt/actions"]:
         for header in WRONG:
             assert (await server.get(url, headers=_auth(header))).status_code == 401, (url, header)
