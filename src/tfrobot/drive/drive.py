@@ -6,9 +6,9 @@ import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from tfrobot.brain.chain.llms.tools import ToolDefinition
 from tfrobot.drive.tool import Tool
 from tfrobot.schema.message import BaseMessage, ToolCall, ToolReturn
+from tfrobot.schema.tool_definition import ToolDefinition
 
 
 class Drive:

@@ -11,8 +11,8 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from tfrobot.brain.chain.llms.tools import ToolDefinition
 from tfrobot.schema.message import MediaPart, MsgPart, ToolCall, ToolReturn
+from tfrobot.schema.tool_definition import ToolDefinition
 
 
 class ToolOutput(BaseModel):

@@ -22,10 +22,11 @@ from tfrobot.brain.chain.events import (
     ToolCallStarted,
     final_message,
 )
-from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, TextDelta, ToolDefinition
+from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, TextDelta
 from tfrobot.drive import Drive
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, UserMessage
+from tfrobot.schema.tool_definition import ToolDefinition
 from tfrobot.tfl import TFLInterpreter
 
 _TFL_BLOCK = re.compile(r"```tfl[ \t]*\n(.*?)```", re.DOTALL)

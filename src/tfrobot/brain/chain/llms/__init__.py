@@ -35,8 +35,9 @@ from tfrobot.brain.chain.llms.stream import (
     TFLScriptDelta,
     ToolCallDelta,
 )
-from tfrobot.brain.chain.llms.tools import SchemaCleaner, ToolDefinition
+from tfrobot.brain.chain.llms.tools import SchemaCleaner
 from tfrobot.brain.chain.llms.zhipu import ZhipuChat
+from tfrobot.schema.tool_definition import ToolDefinition
 
 __all__ = [
     "AnthropicChat",

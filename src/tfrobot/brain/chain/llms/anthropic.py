@@ -33,7 +33,6 @@ from tfrobot.brain.chain.llms.stream import (
     ToolCallDelta,
     reasoning_text,
 )
-from tfrobot.brain.chain.llms.tools import ToolDefinition
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
@@ -49,6 +48,7 @@ from tfrobot.schema.message.llms.llm_requests import (
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
 from tfrobot.schema.message.msg_part import MediaPart, TextUserMsgPart
 from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.tool_definition import ToolDefinition
 
 ID_PATTERN = r"[a-zA-Z0-9_-]+"
 """Anthropic's rule for tool_use ids."""

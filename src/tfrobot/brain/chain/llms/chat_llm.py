@@ -38,7 +38,7 @@ from tfrobot.brain.chain.llms.errors import (
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
 from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta
-from tfrobot.brain.chain.llms.tools import SchemaCleaner, ToolDefinition
+from tfrobot.brain.chain.llms.tools import SchemaCleaner
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage, UserMessage
@@ -46,6 +46,7 @@ from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import LLMMessage, LLMRequestMessages
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.msg_part import MediaPart
+from tfrobot.schema.tool_definition import ToolDefinition
 
 
 def clean_nones(value: Any) -> Any:

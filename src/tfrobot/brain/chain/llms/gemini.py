@@ -26,7 +26,7 @@ from tfrobot.brain.chain.llms.stream import (
     TextDelta,
     ToolCallDelta,
 )
-from tfrobot.brain.chain.llms.tools import GeminiSchemaCleaner, SchemaCleaner, ToolDefinition
+from tfrobot.brain.chain.llms.tools import GeminiSchemaCleaner, SchemaCleaner
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
@@ -42,6 +42,7 @@ from tfrobot.schema.message.llms.llm_requests import (
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
 from tfrobot.schema.message.msg_part import TextUserMsgPart
 from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.tool_definition import ToolDefinition
 
 FINISH_REASONS: dict[str, str] = {
     "STOP": "stop",

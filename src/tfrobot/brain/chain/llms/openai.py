@@ -27,7 +27,6 @@ from tfrobot.brain.chain.llms.chat_llm import (
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.stream import FinishDelta, ReasoningDelta, StreamDelta, TextDelta, ToolCallDelta
-from tfrobot.brain.chain.llms.tools import ToolDefinition
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
     LLMAssistantMessage,
@@ -42,6 +41,7 @@ from tfrobot.schema.message.llms.llm_requests import (
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.msg_part import MediaPart, TextUserMsgPart
 from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.tool_definition import ToolDefinition
 
 _AUDIO_FORMATS = {
     "audio/wav": "wav",

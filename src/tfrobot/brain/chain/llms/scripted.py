@@ -29,7 +29,6 @@ from tfrobot.brain.chain.llms.stream import (
     TFLScriptDelta,
     ToolCallDelta,
 )
-from tfrobot.brain.chain.llms.tools import ToolDefinition
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
     LLMAssistantMessage,
@@ -42,6 +41,7 @@ from tfrobot.schema.message.llms.llm_requests import (
 )
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.tool_definition import ToolDefinition
 
 
 @cache

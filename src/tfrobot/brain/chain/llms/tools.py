@@ -1,4 +1,4 @@
-"""Provider-neutral tool definitions and the one JSON Schema walker that cleans them per provider.
+"""The one JSON Schema walker that cleans tool definitions (`tfrobot.schema.tool_definition`) per provider.
 
 TFRobot's own schemas carry `x-*` keys (x-namespace, x-actions, x-ref, …) for the web console; no provider
 may see them, and some providers reject further keys. One walker visits every subschema (properties,
@@ -10,24 +10,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
-
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")  # `items` as a list: draft 4 tuples
 _SCHEMA_ONES = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
-
-
-class ToolDefinition(BaseModel):
-    """A tool as the LLM sees it: name, purpose, and a JSON Schema of its arguments object."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    name: str = Field(description="Tool name; the LLM calls it by this.")
-    description: str = Field(default="", description="What the tool does and when to use it.")
-    parameters: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object", "properties": {}},
-        description="JSON Schema of the arguments object; `x-*` keys are stripped before any provider sees it.",
-    )
 
 
 class SchemaCleaner:

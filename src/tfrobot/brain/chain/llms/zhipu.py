@@ -15,7 +15,7 @@ from pydantic import Field
 from tfrobot.brain.chain.llms.chat_llm import move_to_extra_body
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.openai import OpenAIChat
-from tfrobot.brain.chain.llms.tools import ToolDefinition
+from tfrobot.schema.tool_definition import ToolDefinition
 
 NATIVE_PARAMS = frozenset(
     {"model", "messages", "request_id", "user_id", "do_sample", "stream", "temperature", "top_p", "max_tokens",
