@@ -11,9 +11,12 @@ section 1 and 4.4) are:
   again, and so is every parameter still unresolved; the fetch target's own parameters are
   resolved by the same rules (a chain);
 - fetches are cached and deduplicated by action + canonical JSON of the resolved params;
-- at most 10 fetches per resolution chain, and no cycles: both abort with a clear error.
+- at most 10 fetches per resolution chain, and no cycles: both abort with a clear error;
+- an expression that cannot be evaluated on the data (`abs(docId)` on a string) aborts with
+  `expression_error` naming the variable or parameter; a comparison of unlike types is null.
 
-The TypeScript console implements the same rules; both must pass the vectors in `conformance/`.
+Expressions are evaluated by `tfrobotserver.actions.expressions`, the JMESPath the console runs
+too. The TypeScript console implements the same rules; both must pass the vectors in `conformance/`.
 """
 
 from __future__ import annotations
@@ -23,8 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import jmespath
-
+from tfrobotserver.actions.expressions import ExpressionError, evaluate
 from tfrobotserver.actions.schema_walk import deref, field_meta
 
 MAX_FETCHES = 10
@@ -62,7 +64,7 @@ class Resolution:
 
 
 class ResolverError(Exception):
-    """Resolution aborted; `code` is stable (fetch_limit, fetch_cycle, unknown_fetch_target)."""
+    """Resolution aborted; `code` is stable (fetch_limit, fetch_cycle, unknown_fetch_target, expression_error)."""
 
     def __init__(self, code: str, message: str, chain: list[str]) -> None:
         super().__init__(message)
@@ -91,25 +93,38 @@ class FetchCache:
         return action + canonical_json(params)
 
 
+def _evaluate(where: str, expression: str, data: Any) -> Any:
+    try:
+        return evaluate(expression, data)
+    except ExpressionError as exc:
+        raise ResolverError(
+            "expression_error",
+            f"{where}: {exc} — the console shows no value here; fix the expression or the data it reads",
+            [],
+        ) from exc
+
+
 def evaluate_namespace(namespace: Mapping[str, Any], element: Any) -> dict[str, Any]:
     """Variables of one x-namespace evaluated against `element` (JMESPath relative to it).
 
     An Options entry yields {labels, keys, values}: `values` is read from the element, `labels`
     and `keys` from the element with `values` bound to that result (so "values[*].id" works).
+    Raises `ResolverError` (`expression_error`) when an expression fails on this element.
     """
     out: dict[str, Any] = {}
     for var, spec in namespace.items():
+        where = f"x-namespace.{var}"
         if isinstance(spec, dict) and isinstance(spec.get("Options"), dict):
             opts = spec["Options"]
-            values = jmespath.search(opts["values"], element)
+            values = _evaluate(f"{where}.Options.values", opts["values"], element)
             context = {**element, "values": values} if isinstance(element, dict) else {"values": values}
             out[var] = {
-                "labels": jmespath.search(opts["labels"], context),
-                "keys": jmespath.search(opts["keys"], context),
+                "labels": _evaluate(f"{where}.Options.labels", opts["labels"], context),
+                "keys": _evaluate(f"{where}.Options.keys", opts["keys"], context),
                 "values": values,
             }
         elif isinstance(spec, str):
-            out[var] = jmespath.search(spec, element)
+            out[var] = _evaluate(where, spec, element)
     return out
 
 
@@ -140,13 +155,13 @@ def merge_scopes(*scopes: Mapping[str, Any]) -> dict[str, Any]:
 _UNSET = object()
 
 
-def _lookup(meta: Mapping[str, Any], namespace: Mapping[str, Any]) -> Any:
+def _lookup(name: str, meta: Mapping[str, Any], namespace: Mapping[str, Any]) -> Any:
     if isinstance(meta.get("x-ref"), str):
         value = namespace.get(meta["x-ref"])
         if value is not None:
             return value
     if isinstance(meta.get("x-default"), str):
-        value = jmespath.search(meta["x-default"], dict(namespace))
+        value = _evaluate(f"paramsSchema.properties.{name}.x-default", meta["x-default"], dict(namespace))
         if value is not None:
             return value
     return _UNSET
@@ -177,16 +192,23 @@ class _Chain:
             for name, meta in metas.items():
                 if name in found:
                     continue
-                value = _lookup(meta, merge_scopes(self.fetched, container, element))
+                value = self._lookup(name, meta, merge_scopes(self.fetched, container, element), stack)
                 if value is _UNSET and isinstance(meta.get("x-fetch"), str):
                     self._fetch(meta["x-fetch"], element, container, stack)
-                    value = _lookup(meta, merge_scopes(self.fetched, container, element))
+                    value = self._lookup(name, meta, merge_scopes(self.fetched, container, element), stack)
                 if value is not _UNSET:
                     found[name] = value
             grown = self.fetched != before
         required = set(root.get("required", ()))
         params = {name: found[name] for name in props if name in found}
         return params, [name for name in props if name in required and name not in found]
+
+    @staticmethod
+    def _lookup(name: str, meta: Mapping[str, Any], namespace: Mapping[str, Any], stack: tuple[str, ...]) -> Any:
+        try:
+            return _lookup(name, meta, namespace)
+        except ResolverError as exc:
+            raise ResolverError(exc.code, f"{stack[-1]}.{exc}", list(stack)) from exc.__cause__
 
     def _fetch(
         self, target: str, element: Mapping[str, Any], container: Mapping[str, Any], stack: tuple[str, ...]
@@ -222,7 +244,10 @@ class _Chain:
                 )
             self.calls.append(call)
             self.cache.results[key] = self.fetch(target, params)
-        self.fetched.update(root_namespace(schemas.ret_schema, self.cache.results[key]))
+        try:
+            self.fetched.update(root_namespace(schemas.ret_schema, self.cache.results[key]))
+        except ResolverError as exc:
+            raise ResolverError(exc.code, f"{target} result {exc}", chain) from exc.__cause__
 
 
 def resolve_params(

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfrobotserver.resolver import ActionSchemas, FetchCache, canonical_json, evaluate_namespace, resolve_params
+from tfrobotserver.resolver import (
+    ActionSchemas,
+    FetchCache,
+    ResolverError,
+    canonical_json,
+    evaluate_namespace,
+    resolve_params,
+)
 
 VARS = st.sampled_from(["a", "b", "c"])
 VALUES = st.one_of(st.none(), st.integers(), st.text(max_size=3))
@@ -56,3 +64,41 @@ def test_options_read_labels_and_keys_relative_to_values() -> None:
         "pick": {"labels": ["Ann", "Ben"], "keys": [1, 2], "values": element["people"]},
         "first": 1,
     }
+
+
+def test_a_comparison_of_unlike_types_is_null_not_a_crash() -> None:
+    namespace = {"bad": "'7' < `5`", "low": "items[?score < `5`].id"}
+    element = {"items": [{"id": 1, "score": None}, {"id": 2, "score": 1}, {"id": 3, "score": "1"}, {"id": 4}]}
+    assert evaluate_namespace(namespace, element) == {"bad": None, "low": [2]}
+
+
+def test_an_expression_failing_on_the_data_is_a_protocol_error() -> None:
+    with pytest.raises(ResolverError) as info:
+        evaluate_namespace({"n": "abs(name)"}, {"name": "Ann"})
+    assert info.value.code == "expression_error"
+    assert "x-namespace.n" in str(info.value)
+    assert "invalid-type" in str(info.value)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "score"]), inner, max_size=3),
+    max_leaves=10,
+)  # fmt: skip
+EXPRESSIONS = st.lists(
+    st.sampled_from(["a", "b", "score", "@", ".", "[*]", "[?", "]", "<", "==", "`5`", "'7'", "`null`", "!", "&&",
+                     "abs(", "sort(", "length(", ")", "|", "[0]", "[::-1]", "{k: ", "}", ", "]),
+    max_size=8,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(expressions=st.dictionaries(st.sampled_from(["x", "y"]), EXPRESSIONS, max_size=2), element=JSON)
+def test_evaluate_namespace_never_crashes(expressions: dict[str, str], element: Any) -> None:
+    code = "ok"
+    try:
+        evaluate_namespace(expressions, element)
+    except ResolverError as exc:
+        code = exc.code
+    assert code in {"ok", "expression_error"}

@@ -4,6 +4,7 @@ from tfrobotserver.actions.alias import READ_OPS, ActionAlias, Category, Resourc
 from tfrobotserver.actions.checks import check_component
 from tfrobotserver.actions.decorator import ActionDecl, _validate_get_list_return_type, tfs_action
 from tfrobotserver.actions.errors import ActionProtocolError
+from tfrobotserver.actions.expressions import CompiledExpression, ExpressionError, compile_expression, evaluate
 from tfrobotserver.actions.injected import Injected, Principal
 from tfrobotserver.actions.registry import BoundAction, bind_actions, collect_actions
 
@@ -14,6 +15,8 @@ __all__ = [
     "ActionProtocolError",
     "BoundAction",
     "Category",
+    "CompiledExpression",
+    "ExpressionError",
     "Injected",
     "Principal",
     "ResourceOpType",
@@ -21,5 +24,7 @@ __all__ = [
     "bind_actions",
     "check_component",
     "collect_actions",
+    "compile_expression",
+    "evaluate",
     "tfs_action",
 ]
