@@ -6,24 +6,27 @@ into an import-time `ActionProtocolError` naming the action, the schema field an
 1. x-actions names an action the component does not register;
 2. x-fetch names a missing action or one that is not a read operation;
 3. x-ref names a variable no x-namespace of the component's return schemas provides;
-4. x-namespace on a list/graph container reads per-element fields (seed 7.1);
-5. one variable is bound to different sources by different resources (seed 7.3);
-6. x-ref / x-default / x-fetch in a return schema, or x-namespace / x-actions in a params
+4. x-namespace on a list/graph container reads per-element fields (seed 7.1); reading the
+   container's own fields (`page`, `@.page`) or nothing (a literal) is fine;
+5. x-namespace on an element reads a field its wire form does not have (`row_id` where the
+   alias makes it `rowId`): the console would show null forever;
+6. one variable is bound to different sources by different resources (seed 7.3);
+7. x-ref / x-default / x-fetch in a return schema, or x-namespace / x-actions in a params
    schema (seed 7.2: each key is read in one place only);
-plus malformed x-namespace entries and JMESPath expressions that do not compile.
+plus malformed x-namespace entries and expressions the protocol's JMESPath
+(`expressions.compile_expression`, the one the console runs too) refuses.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import jmespath
-from jmespath.exceptions import JMESPathError
-
 from tfrobotserver.actions.errors import ActionProtocolError
+from tfrobotserver.actions.expressions import ExpressionError, compile_expression, root_fields
 from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.actions.schema_walk import deref, field_meta, iter_schema_nodes
 from tfrobotserver.actions.typing_tools import unwrap_annotated
@@ -41,7 +44,7 @@ class _Binding:
     action: str
 
 
-def _compile(action: str, field: str, expr: Any) -> dict[str, Any]:
+def _compile(action: str, field: str, expr: Any) -> str:
     if not isinstance(expr, str):
         raise ActionProtocolError(
             action=action,
@@ -51,31 +54,25 @@ def _compile(action: str, field: str, expr: Any) -> dict[str, Any]:
             value=expr,
         )
     try:
-        parsed = dict(jmespath.compile(expr).parsed)
-    except JMESPathError as exc:
+        compile_expression(expr)
+    except ExpressionError as exc:
         raise ActionProtocolError(
-            action=action, field=field, problem=f"is not valid JMESPath ({exc})", fix="fix the expression", value=expr
+            action=action,
+            field=field,
+            problem=f"is not valid JMESPath ({exc.kind}: {exc.message})",
+            fix="fix the expression",
+            value=expr,
         ) from exc
-    return parsed
+    return expr
 
 
-def _leftmost_field(node: Mapping[str, Any]) -> str | None:
-    while node.get("type") != "field":
-        children = node.get("children") or []
-        if not children or not isinstance(children[0], dict):
-            return None
-        node = children[0]
-    value = node.get("value")
-    return value if isinstance(value, str) else None
-
-
-def namespace_expressions(action: str, field: str, namespace: Any) -> dict[str, str]:
-    """variable → the expression that reads it from the element (for Options: its `values`)."""
+def namespace_expressions(action: str, field: str, namespace: Any) -> dict[str, list[str]]:
+    """variable → the expressions that read the element (for Options: values, labels, keys)."""
     if not isinstance(namespace, dict):
         raise ActionProtocolError(
             action=action, field=field, problem="must map variable names to JMESPath or Options", fix="use a dict"
         )
-    exprs: dict[str, str] = {}
+    exprs: dict[str, list[str]] = {}
     for var, spec in namespace.items():
         where = f"{field}.{var}"
         if isinstance(spec, dict):
@@ -92,12 +89,11 @@ def namespace_expressions(action: str, field: str, namespace: Any) -> dict[str, 
                     fix="write a JMESPath string or an Options structure",
                     value=spec,
                 )
-            for part in ("labels", "keys", "values"):
-                _compile(action, f"{where}.Options.{part}", options[part])
-            exprs[var] = options["values"]
+            exprs[var] = [
+                _compile(action, f"{where}.Options.{part}", options[part]) for part in ("values", "labels", "keys")
+            ]
         else:
-            _compile(action, where, spec)
-            exprs[var] = spec
+            exprs[var] = [_compile(action, where, spec)]
     return exprs
 
 
@@ -135,11 +131,13 @@ def check_component(component: str, actions: Mapping[str, BoundAction]) -> None:
             if "x-namespace" in node:
                 exprs = namespace_expressions(qual, f"{where}.x-namespace", node["x-namespace"])
                 source = str(node.get("title", where))
-                for var, expr in exprs.items():
+                for var, var_exprs in exprs.items():
                     raw = json.dumps(node["x-namespace"][var], sort_keys=True)
                     provided.setdefault(var, []).append(_Binding(source, raw, act.alias.resource, name))
                     if path == "" and _is_container(act.return_type):
-                        _check_container_var(qual, schema, var, expr)
+                        _check_container_var(qual, schema, var, var_exprs[0])
+                    else:
+                        _check_element_var(qual, where, deref(schema, node), var, var_exprs)
     _check_collisions(component, provided)
     for name, act in actions.items():
         _check_params(component, name, act, actions, provided)
@@ -164,17 +162,43 @@ def _check_misplaced(qual: str, where: str, node: Mapping[str, Any], keys: tuple
 def _check_container_var(qual: str, schema: Mapping[str, Any], var: str, expr: str) -> None:
     root = deref(schema, schema)
     fields = sorted(root.get("properties", {}))
-    head = _leftmost_field(_compile(qual, "x-namespace", expr))
-    if head not in fields:
+    outside = [f for f in root_fields(expr) if f not in fields]
+    if outside:
         raise ActionProtocolError(
             action=qual,
             field=f"retSchema.x-namespace.{var}",
-            problem=f"sits on the container {root.get('title')!r} but reads {expr!r}, which is not one of its "
-            f"fields {fields}: the console could not give each row its own value (seed 7.1)",
+            problem=f"sits on the container {root.get('title')!r} but reads {expr!r}, whose {outside[0]!r} is not one "
+            f"of its fields {fields}: the console could not give each row its own value (seed 7.1)",
             fix="move the variable to the element DTO's model_config json_schema_extra (e.g. AIMemoryDoc, Node), "
             "or project over all rows on purpose with e.g. 'items[*].docId' for a batch action",
             value=expr,
         )
+
+
+def _wire_hint(name: str, fields: list[str]) -> str:
+    head, *rest = name.split("_")
+    camel = head + "".join(part[:1].upper() + part[1:] for part in rest)
+    near = [camel] if camel in fields else difflib.get_close_matches(name, fields, n=1)
+    return f"read {near[0]!r}, its name on the wire" if near else f"read one of {fields}"
+
+
+def _check_element_var(qual: str, where: str, node: Mapping[str, Any], var: str, exprs: list[str]) -> None:
+    props = node.get("properties")
+    if not isinstance(props, dict) or node.get("additionalProperties") not in (None, False):
+        return  # not a fixed set of fields: any name may be on the wire
+    fields = sorted(props)
+    allowed = [*fields, "values"] if len(exprs) > 1 else fields  # Options labels/keys also see `values`
+    for i, expr in enumerate(exprs):
+        for name in root_fields(expr):
+            if name not in (allowed if i else fields):
+                raise ActionProtocolError(
+                    action=qual,
+                    field=f"{where}.x-namespace.{var}",
+                    problem=f"reads {name!r}, which {node.get('title', 'the element')!r} does not have on the wire "
+                    f"(its JSON fields are {fields}): the variable would always be null",
+                    fix=_wire_hint(name, fields),
+                    value=expr,
+                )
 
 
 def _check_collisions(component: str, provided: Mapping[str, list[_Binding]]) -> None:

@@ -3,7 +3,9 @@
 `collect_actions` implements inheritance: a subclass inherits every action of its bases and
 mixins, re-decorating a method overrides its declaration, overriding it without the decorator
 keeps the declaration but uses the new implementation, and listing a name in
-`__tfs_removed_actions__` removes it from that class down.
+`__tfs_removed_actions__` removes it from that class down. Two unrelated bases (say two
+mixins) that both declare one name are an error: the MRO would pick one silently (a delete
+could shadow a get_list); the class that combines them re-decorates the name to choose.
 
 `bind_actions` turns each declaration into a `BoundAction` for one concrete class: the params
 model (signature minus server-injected parameters), the return adapter with mixin TypeVars
@@ -77,7 +79,27 @@ def collect_actions(cls: type) -> dict[str, ActionDecl]:
                     value=removed,
                 )
             del registry[removed]
+    for attr in registry:
+        _refuse_ambiguous(cls, attr)
     return registry
+
+
+def _refuse_ambiguous(cls: type, attr: str) -> None:
+    """The declaring class that wins must derive from every other class that declares `attr`."""
+    declaring = [k for k in cls.__mro__ if isinstance(getattr(vars(k).get(attr), DECL_ATTR, None), ActionDecl)]
+    winner = declaring[0]
+    rival = next((k for k in declaring[1:] if not issubclass(winner, k)), None)
+    if rival is None:
+        return
+    ops = {k: getattr(vars(k)[attr], DECL_ATTR).alias.resource_op_type for k in (winner, rival)}
+    raise ActionProtocolError(
+        action=f"{cls.__qualname__}.{attr}",
+        field="bases",
+        problem=f"{winner.__qualname__} ({ops[winner]}) and {rival.__qualname__} ({ops[rival]}) both register "
+        f"{attr!r}; the MRO would silently expose {winner.__qualname__}'s",
+        fix=f"rename one of them, or re-decorate {attr!r} with @tfs_action in {cls.__qualname__} to choose",
+        value=attr,
+    )
 
 
 def _owner(cls: type, attr: str) -> type:

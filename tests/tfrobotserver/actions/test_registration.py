@@ -226,3 +226,37 @@ def test_an_action_aliased_under_a_second_name_is_refused() -> None:
 
         class Twice(Base):
             aget_again = ListMixin.aget_items
+
+
+class DeleteMixin:
+    @tfs_action(alias=ActionAlias(category="pageable", resource="item", resource_op_type="delete"))
+    async def aget_items(self, item_id: int) -> None:
+        """A delete that happens to reuse the list's name."""
+
+
+def test_two_mixins_registering_one_name_are_refused_naming_both() -> None:
+    with pytest.raises(ActionProtocolError) as info:
+
+        class Both(TFSComponent, DeleteMixin, ListMixin[Item]):
+            pass
+
+    assert info.value.action == "test_two_mixins_registering_one_name_are_refused_naming_both.<locals>.Both.aget_items"
+    assert "DeleteMixin (delete) and ListMixin (get_list) both register 'aget_items'" in info.value.problem
+    assert "re-decorate 'aget_items' with @tfs_action in" in info.value.fix
+
+
+def test_the_combining_class_may_choose_by_re_decorating() -> None:
+    class Chosen(TFSComponent, DeleteMixin, ListMixin[Item]):
+        @tfs_action(alias=LIST)
+        async def aget_items(self, page: int = 1) -> PageableList[Item]:
+            return PageableList[Item](items=[], page=page)
+
+    assert Chosen.tfs_bound_actions()["aget_items"].alias == LIST
+
+
+def test_an_override_without_the_decorator_does_not_settle_a_clash() -> None:
+    with pytest.raises(ActionProtocolError, match="both register 'aget_items'"):
+
+        class Plain(TFSComponent, DeleteMixin, ListMixin[Item]):
+            async def aget_items(self, page: int = 1) -> PageableList[Item]:
+                return PageableList[Item](items=[], page=page)

@@ -296,3 +296,52 @@ def test_x_actions_in_a_params_schema_is_refused() -> None:
 
     assert info.value.field == "paramsSchema.$defs.Filter.x-actions"
     assert info.value.fix == "move x-actions to the element DTO model_config"
+
+
+class SnakeRow(HttpModel):
+    row_id: str
+
+    model_config: ClassVar[ConfigDict] = ConfigDict(json_schema_extra={"x-namespace": {"rowId": "row_id"}})
+
+
+class RowsWithPage(PageableList[Row]):
+    model_config: ClassVar[ConfigDict] = ConfigDict(
+        json_schema_extra={"x-namespace": {"rowPage": "@.page", "rowLimit": "`50`", "rowIds": "@.items[*].rowId"}}
+    )
+
+
+class RowsReadingARowField(PageableList[Row]):
+    model_config: ClassVar[ConfigDict] = ConfigDict(json_schema_extra={"x-namespace": {"rowPage": "[page, rowId]"}})
+
+
+def test_element_namespace_must_read_wire_names() -> None:
+    with pytest.raises(ActionProtocolError) as info:
+
+        class Snake(TFSComponent):
+            @tfs_action(alias=ActionAlias(resource="row", resource_op_type="get_one"))
+            async def aget_row(self) -> SnakeRow:
+                return SnakeRow(row_id="r")
+
+    assert info.value.field == "retSchema.x-namespace.rowId"
+    assert "reads 'row_id', which 'SnakeRow' does not have on the wire (its JSON fields are ['rowId'])" in (
+        info.value.problem
+    )
+    assert info.value.fix == "read 'rowId', its name on the wire"
+
+
+def test_container_namespace_may_read_its_own_fields_through_at_and_literals() -> None:
+    class Paged(TFSComponent, RowActions):
+        @tfs_action(alias=LIST)
+        async def aget_paged(self) -> RowsWithPage:
+            return RowsWithPage()
+
+    assert "aget_paged" in Paged.tfs_bound_actions()
+
+
+def test_container_namespace_reading_a_row_field_anywhere_is_refused() -> None:
+    with pytest.raises(ActionProtocolError, match=r"whose 'rowId' is not one of its fields"):
+
+        class Mixed(TFSComponent, RowActions):
+            @tfs_action(alias=LIST)
+            async def aget_mixed(self) -> RowsReadingARowField:
+                return RowsReadingARowField()
