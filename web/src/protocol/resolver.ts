@@ -11,13 +11,16 @@
  *   canonical JSON of the resolved params (in-flight requests included); more than `FETCH_LIMIT`
  *   calls in one chain, or a cycle, abort with the seed's warning (`ResolverError`).
  *
+ * - Expressions are evaluated by `./jmespath` (the server's JMESPath, value for value). One that
+ *   fails on the data aborts resolution with `expression_error`; for rendering, `namespaceOf`
+ *   shows such a variable as null instead.
+ *
  * The Python twin is `tfrobotserver.resolver`; both pass every vector in `conformance/`.
  *
  * I/O is injected (`fetch`), so the same code runs in the browser and against the shared test
  * vectors in `conformance/`.
  */
-import jmespath from "jmespath";
-
+import { ExpressionError, evaluate } from "./jmespath";
 import { type FieldInfo, type Schema, deref, fieldsOf } from "./schema";
 
 export type Scope = Record<string, unknown>;
@@ -51,38 +54,65 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
 }
 
-/** JMESPath search that yields `undefined` (not an exception) on a bad expression. */
+/** JMESPath search that yields `undefined` (not an exception) for null or an expression that fails. */
 export function search(data: unknown, expression: string): unknown {
   try {
-    const out: unknown = jmespath.search(data as never, expression);
+    const out = evaluate(expression, data);
     return out === null ? undefined : out;
   } catch {
     return undefined;
   }
 }
 
-/** The variables one element (row, node, edge, fetched object) injects, from its schema. */
-export function namespaceOf(schema: Schema | undefined, element: unknown, root?: Schema): Scope {
-  if (!schema || element === null || typeof element !== "object") return {};
-  const s = deref(schema, root ?? schema);
-  const spec = s["x-namespace"];
-  if (!spec || typeof spec !== "object") return {};
+/** Throws `ResolverError` (expression_error) where `search` would give up silently. */
+type Evaluator = (where: string, data: unknown, expression: string) => unknown;
+
+const lenient: Evaluator = (_where, data, expression) => search(data, expression);
+
+function strict(chain: string[], prefix: string): Evaluator {
+  return (where, data, expression) => {
+    try {
+      return evaluate(expression, data) ?? undefined;
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+      throw new ResolverError(
+        "expression_error",
+        `${prefix}${where}: ${err.message} — the console shows no value here; fix the expression or the data it reads`,
+        chain,
+      );
+    }
+  };
+}
+
+function evaluateNamespace(spec: Record<string, unknown>, element: unknown, run: Evaluator): Scope {
   const scope: Scope = {};
   for (const [name, expr] of Object.entries(spec)) {
+    const where = `x-namespace.${name}`;
     if (typeof expr === "string") {
-      scope[name] = search(element, expr) ?? null;
-    } else if (expr && typeof expr === "object" && expr.Options && typeof expr.Options === "object") {
-      const o = expr.Options;
-      const values = search(element, o.values) ?? null;
-      const context = Array.isArray(element) ? { values } : { ...(element as Record<string, unknown>), values };
+      scope[name] = run(where, element, expr) ?? null;
+    } else if (expr && typeof expr === "object" && "Options" in expr && expr.Options && typeof expr.Options === "object") {
+      const o = expr.Options as Record<string, string>;
+      const values = run(`${where}.Options.values`, element, o.values ?? "") ?? null;
+      const context = isRecord(element) ? { ...element, values } : { values };
       scope[name] = {
-        labels: search(context, o.labels) ?? null,
-        keys: search(context, o.keys) ?? null,
+        labels: run(`${where}.Options.labels`, context, o.labels ?? "") ?? null,
+        keys: run(`${where}.Options.keys`, context, o.keys ?? "") ?? null,
         values,
       };
     }
   }
   return scope;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The variables one element (row, node, edge, fetched object) injects, from its schema. */
+export function namespaceOf(schema: Schema | undefined, element: unknown, root?: Schema, run: Evaluator = lenient): Scope {
+  if (!schema) return {};
+  const spec = deref(schema, root ?? schema)["x-namespace"];
+  return spec && typeof spec === "object" ? evaluateNamespace(spec as Record<string, unknown>, element, run) : {};
 }
 
 /** Container scope: the root x-namespace of the result, evaluated on the whole result. */
@@ -130,11 +160,11 @@ export interface FetchCall {
   params: Params;
 }
 
-export type ResolverErrorCode = "fetch_limit" | "fetch_cycle" | "unknown_fetch_target";
+export type ResolverErrorCode = "fetch_limit" | "fetch_cycle" | "unknown_fetch_target" | "expression_error";
 
 export const CYCLE_WARNING = "自动补全存在循环依赖，已中止，请手动补全参数或检查依赖关系";
 
-/** Resolution aborted: a chain of more than `limit` fetches, a fetch cycle, an unknown target. */
+/** Resolution aborted: more than `limit` fetches, a cycle, an unknown target, a failing expression. */
 export class ResolverError extends Error {
   constructor(
     readonly code: ResolverErrorCode,
@@ -182,13 +212,17 @@ export function mergeScopes(...scopes: Scope[]): Scope {
 
 const UNSET = Symbol("unset");
 
-function lookup(field: FieldInfo, ns: Scope): { value: unknown; source: "x-ref" | "x-default" } | typeof UNSET {
+function lookup(
+  field: FieldInfo,
+  ns: Scope,
+  run: Evaluator = lenient,
+): { value: unknown; source: "x-ref" | "x-default" } | typeof UNSET {
   if (field.xRef !== undefined) {
     const v = ns[field.xRef];
     if (v !== null && v !== undefined) return { value: v, source: "x-ref" };
   }
   if (field.xDefault !== undefined) {
-    const v = search(ns, field.xDefault);
+    const v = run(`paramsSchema.properties.${field.name}.x-default`, ns, field.xDefault);
     if (v !== null && v !== undefined) return { value: v, source: "x-default" };
   }
   return UNSET;
@@ -207,6 +241,7 @@ class Chain {
 
   async resolve(name: string, element: Scope, container: Scope, stack: string[]): Promise<Resolution> {
     const fields = fieldsOf(this.actions[name]?.paramsSchema);
+    const run = strict(stack, `${name}.`);
     const found = new Map<string, { value: unknown; source: "x-ref" | "x-default" }>();
     // A fetch may provide what an earlier param lacked: retry every unresolved param until the
     // fetched namespace stops growing.
@@ -214,10 +249,10 @@ class Chain {
       const before = canonicalJson(this.fetched);
       for (const field of fields) {
         if (found.has(field.name)) continue;
-        let hit = lookup(field, mergeScopes(this.fetched, container, element));
+        let hit = lookup(field, mergeScopes(this.fetched, container, element), run);
         if (hit === UNSET && field.xFetch !== undefined) {
           await this.fetchInto(field.xFetch, element, container, stack);
-          hit = lookup(field, mergeScopes(this.fetched, container, element));
+          hit = lookup(field, mergeScopes(this.fetched, container, element), run);
         }
         if (hit !== UNSET) found.set(field.name, hit);
       }
@@ -272,7 +307,7 @@ class Chain {
       pending.catch(() => this.cache.delete(key));
     }
     const result = await pending;
-    Object.assign(this.fetched, namespaceOf(schemas.retSchema, result, schemas.retSchema));
+    Object.assign(this.fetched, namespaceOf(schemas.retSchema, result, schemas.retSchema, strict(chain, `${target} result `)));
   }
 }
 
