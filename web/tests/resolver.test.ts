@@ -53,6 +53,20 @@ describe("namespaces", () => {
     expect(namespaceOf(doc, { docId: 4 })).toEqual({ docId: 4, keywords: null, first: null });
   });
 
+  it("shows a variable whose expression fails on the row as null (the resolver aborts instead)", async () => {
+    const row: Schema = { "x-namespace": { size: "length(docId)", docId: "docId", cheap: "price < `5`" } };
+    expect(namespaceOf(row, { docId: 3, price: "4" })).toEqual({ size: null, docId: 3, cheap: null });
+    const act = action({ type: "object", properties: { n: { type: "number", "x-default": "length(docId)" } } });
+    const err = await resolveParams({ action: "act", actions: { act }, elementScope: { docId: 3 }, fetch: async () => null }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ResolverError);
+    expect((err as ResolverError).code).toBe("expression_error");
+    const ui = await resolveForUi({ action: "act", actions: { act }, elementScope: { docId: 3 }, fetch: async () => null });
+    expect(ui.errorCode).toBe("expression_error");
+    expect(ui.warning).toContain("act.paramsSchema.properties.n.x-default");
+  });
+
   it("follows $ref to the element schema", () => {
     expect(elementScope(page, "items", { docId: 7, keywords: [] })).toEqual({ docId: 7, keywords: [], first: null });
   });

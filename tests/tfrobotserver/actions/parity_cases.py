@@ -112,7 +112,13 @@ def texts() -> list[dict[str, Any]]:
     exprs += [f"to_string(floats[{i}])" for i in range(len(FLOATS))]
     exprs += ["sum(floats[0:3])", "avg(floats[0:3])", "to_string(deep)", 'to_string(`"\\u0000\\u001f\\ud800"`)']
     exprs += ["`1e400`", "`NaN`", "`foo`", "`[1,`", '`"a\\`b"`', "'\\\\'", "'a\\'b'", "'\\n'", '"\\ud800"', '"a\\"b"']
-    return [_group(given, exprs, "member order, code points, number grammar and JSON text")]
+    deep_literal = "`" + "[" * 129 + "]" * 129 + "`"
+    limits = ["!" * 128 + "a", "!" * 129 + "a", "(" * 64 + "a" + ")" * 64, "(" * 129 + "a" + ")" * 129,
+              deep_literal, "'" + "[" * 200 + "'", "a != b && " * 100 + "a", "a" * 4097]  # fmt: skip
+    return [
+        _group(given, exprs, "member order, code points, number grammar and JSON text"),
+        _group(given, limits, "the nesting and length bounds, counted the same way on both sides"),
+    ]
 
 
 _ALPHABET = "ab0-19.*@[](){}:,|&!<>=?'\"`$+-/ \\"
