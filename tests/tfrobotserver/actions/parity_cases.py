@@ -98,6 +98,7 @@ def texts() -> list[dict[str, Any]]:
         "nums": NUMBER_TEXTS,
         "floats": FLOATS,
         "deep": {"a": {"b": {"c": [1, {"d": "中文"}]}}},
+        "proto": {"__proto__": {"x": 1}},
     }
     exprs = ["keys(o)", "values(o)", "o.*", "to_string(o)", 'merge(o, `{"2": 0}`)', 'keys(merge(o, `{"2": 0}`))']
     exprs += [
@@ -112,11 +113,14 @@ def texts() -> list[dict[str, Any]]:
     exprs += [f"to_string(floats[{i}])" for i in range(len(FLOATS))]
     exprs += ["sum(floats[0:3])", "avg(floats[0:3])", "to_string(deep)", 'to_string(`"\\u0000\\u001f\\ud800"`)']
     exprs += ["`1e400`", "`NaN`", "`foo`", "`[1,`", '`"a\\`b"`', "'\\\\'", "'a\\'b'", "'\\n'", '"\\ud800"', '"a\\"b"']
+    exprs += ["constructor", "toString", "__proto__", "o.constructor", "proto.__proto__", "{__proto__: s}",
+              "keys(proto)",
+              "merge(proto, `{\"constructor\": 1}`)", "length(hasOwnProperty)"]  # fmt: skip
     deep_literal = "`" + "[" * 129 + "]" * 129 + "`"
     limits = ["!" * 128 + "a", "!" * 129 + "a", "(" * 64 + "a" + ")" * 64, "(" * 129 + "a" + ")" * 129,
               deep_literal, "'" + "[" * 200 + "'", "a != b && " * 100 + "a", "a" * 4097]  # fmt: skip
     return [
-        _group(given, exprs, "member order, code points, number grammar and JSON text"),
+        _group(given, exprs, "member order, code points, number grammar, JSON text, no inherited properties"),
         _group(given, limits, "the nesting and length bounds, counted the same way on both sides"),
     ]
 
