@@ -5,6 +5,11 @@ read (the server discards the rest as it arrives). A body without one (chunked) 
 streams in: the first chunk that crosses the limit stops the read with the same 413, so at most the
 limit plus one chunk is ever held. Without it, one 48 MB ingest grew the server from 113 MB to 1.7 GB
 (the body, its JSON, its base64 decoding).
+
+FastAPI's `max_body_size` (Starlette's `RequestBodyLimitMiddleware`) counts the same way, but answers a
+plain-text "Content Too Large" whenever a response starts before the body was read — every refusal
+of the browser guard for a large request, for one; here every 413 is the API's `ErrorBody`, naming
+the limit and the setting, and a declared length is refused before any guard or route runs.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ def too_large(limit: int, sent: str) -> ApiError:
         413,
         "payload_too_large",
         f"the request body ({sent}) is larger than the server accepts: at most {limit:,} bytes"
-        f" ({limit / 2**20:g} MiB); `max_body_bytes` in server.toml sets the limit",
+        f"{f' ({limit / 2**20:g} MiB)' if limit >= 2**20 else ''}; `max_body_bytes` in server.toml sets the limit",
     )
 
 

@@ -20,6 +20,7 @@ from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tfrobot.brain.memory import database_unavailable
+from tfrobotserver.app.security_headers import API_HEADERS
 from tfrobotserver.dtos.api import ErrorBody, FieldError
 
 logger = logging.getLogger("tfrobotserver")
@@ -76,9 +77,11 @@ _HEADERS = {401: {"WWW-Authenticate": "Bearer"}, 503: {"Retry-After": "1"}}
 
 
 def error_response(err: ApiError) -> JSONResponse:
-    """The JSON response of `err`: the exception handlers and the request guards answer through it."""
+    """The JSON response of `err`: the exception handlers and the request guards answer through it.
+
+    It carries the API's security headers itself: a 500 is sent from outside every middleware."""
     body = err.body.model_dump(mode="json", exclude_none=True)
-    return JSONResponse(body, status_code=err.status, headers=_HEADERS.get(err.status))
+    return JSONResponse(body, status_code=err.status, headers={**API_HEADERS, **_HEADERS.get(err.status, {})})
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -89,12 +89,12 @@ def split_authority(value: str) -> tuple[str, int | None]:
         host, _, rest = value.partition("]")
         host += "]"
         if rest and not rest.startswith(":"):
-            raise ValueError(value)
+            raise ValueError(f"{value!r} is not host[:port]")
         port = rest[1:]
     elif value.count(":") == 1:
         host, _, port = value.partition(":")
     if port and not (port.isascii() and port.isdigit() and int(port) <= 65535):
-        raise ValueError(value)
+        raise ValueError(f"{value!r} is not host[:port]: the port is not a number up to 65535")
     return host_name(host), int(port) if port else None
 
 

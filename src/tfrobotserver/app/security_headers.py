@@ -34,13 +34,15 @@ API_CSP = "default-src 'none'; frame-ancestors 'none'; sandbox"
 API_PREFIXES = ("/api/", "/openapi.json")
 
 _EVERY = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"}
-_API = {**_EVERY, "Cache-Control": "no-store", "Content-Security-Policy": API_CSP}
-_PAGE = {**_EVERY, "Content-Security-Policy": CONSOLE_CSP}
+API_HEADERS = {**_EVERY, "Cache-Control": "no-store", "Content-Security-Policy": API_CSP}
+"""What every API answer carries, error answers included."""
+PAGE_HEADERS = {**_EVERY, "Content-Security-Policy": CONSOLE_CSP}
+"""What the console, its assets and any other page carry (a route may set its own CSP)."""
 
 
 def headers_for(path: str) -> dict[str, str]:
     """The security headers a response to `path` carries (unless the route set one itself)."""
-    return _API if path.startswith(API_PREFIXES) else _PAGE
+    return API_HEADERS if path.startswith(API_PREFIXES) else PAGE_HEADERS
 
 
 class SecurityHeaders:
