@@ -41,11 +41,9 @@ def plan_bind(settings: ServerSettings, host: str | None, port: int | None) -> t
     host = host or settings.host
     port = settings.port if port is None else port
     notes: list[str] = []
-    if not settings.tokens:
-        if not _is_loopback(host):
-            notes.append(f"no token configured: refusing to bind {host}; binding 127.0.0.1 only")
-            host = "127.0.0.1"
-        notes.append("no token configured: local mode, every caller on this machine can read and write")
+    if not settings.tokens and not _is_loopback(host):
+        notes.append(f"no token configured: refusing to bind {host}; binding 127.0.0.1 only")
+        host = "127.0.0.1"
     return host, port, notes
 
 
@@ -124,6 +122,9 @@ def serve(
     except (OSError, ValueError, TypeError, ImportError) as exc:  # config mistakes: say what, not a traceback
         _console.print(f"[red]cannot start: {exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
+    if not settings.tokens:
+        who = "API calls need this start's local secret" if secret else "every local process can read and write"
+        notes.append(f"no token configured: local mode, loopback only; {who}")
     for note in notes:
         _console.print(f"[yellow]{note}[/yellow]")
     shown = f"[{bind_host}]" if ":" in bind_host else bind_host
@@ -136,22 +137,18 @@ def serve(
         )
     _console.print(f"data: {settings.resolved_database_url()}")
     options: dict[str, Any] = {"host": bind_host, "port": bind_port, "log_level": "info", "access_log": access_log}
-    try:
-        if workers == 1:
-            # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
-            # collection under load pauses every request for ~14 ms instead of ~105 ms (README, Reliability).
-            gc.freeze()
-            uvicorn.run(api, **options)
-            return
-        # each worker process builds its own app from the same configuration
-        plan = {"config": str(config.resolve()) if config else None, "allowed_hosts": allowed_host or []}
-        os.environ[_SERVE_ENV] = json.dumps({**plan, "host": bind_host, "port": bind_port, "local": bool(secret)})
-        if secret is not None:
-            os.environ[LOCAL_TOKEN_ENV] = secret
-        uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
-    finally:
-        if secret is not None and secret_file.is_file() and secret_file.read_text(encoding="utf-8").strip() == secret:
-            secret_file.unlink()  # a dead secret is no use to anyone; a server started since keeps its own
+    if workers == 1:
+        # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
+        # collection under load pauses every request for ~14 ms instead of ~105 ms (README, Reliability).
+        gc.freeze()
+        uvicorn.run(api, **options)
+        return
+    # each worker process builds its own app from the same configuration
+    plan = {"config": str(config.resolve()) if config else None, "allowed_hosts": allowed_host or []}
+    os.environ[_SERVE_ENV] = json.dumps({**plan, "host": bind_host, "port": bind_port, "local": bool(secret)})
+    if secret is not None:
+        os.environ[LOCAL_TOKEN_ENV] = secret
+    uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
 
 
 def worker_app() -> FastAPI:
