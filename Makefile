@@ -63,8 +63,8 @@ test: lint typecheck webcheck web chromium pytest ## Everything CI runs (Python 
 screenshots: $(STAMP) $(CONSOLE) $(CHROMIUM) ## Re-take the README's screenshots (docs/screenshots/)
 	TFROBOT_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e
 
-soak: $(STAMP) ## Long reliability runs (loopback only, ~6 min): more fuzzing and faults, then 200 clients x 60 s x 3
-	RELIABILITY_SOAK=1 $(BIN)/pytest -q -s tests/reliability
+soak: $(STAMP) $(CONSOLE) $(CHROMIUM) ## Long reliability and attacker runs (loopback only, ~7 min), then 200 clients x 60 s x 3
+	RELIABILITY_SOAK=1 $(BIN)/pytest -q -s tests/reliability tests/security
 	$(BIN)/python -m tests.reliability.load --clients 200 --seconds 60 --runs 3 --procs 2
 
 bench: $(STAMP) ## Benchmarks against peers (prints ratios): every bench/*.py that exists

@@ -142,7 +142,7 @@ async def measure(url: str, docs: int, nodes: int, requests: int) -> list[tuple[
     page_size = 20
     deep_page = min(10_000, max(1, docs // page_size))
     rows: list[tuple[str, list[float], float | None]] = []
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         for _ in range(20):  # warm the pool and the caches
             await timed(client, "memory", "aget_docs_by_cursor", {"page_size": page_size})
         gc.collect()

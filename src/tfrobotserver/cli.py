@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import gc
 import ipaddress
+import json
 import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,7 +21,7 @@ from fastapi import FastAPI
 from rich.console import Console
 
 from tfrobotserver.app.factory import create_app
-from tfrobotserver.app.settings import ServerSettings, load_settings
+from tfrobotserver.app.settings import ServerSettings, host_name, load_settings
 
 app = typer.Typer(help="TFRobot: an agent framework and its TFSAction server.", no_args_is_help=True)
 _console = Console(stderr=True)
@@ -39,12 +41,44 @@ def plan_bind(settings: ServerSettings, host: str | None, port: int | None) -> t
     host = host or settings.host
     port = settings.port if port is None else port
     notes: list[str] = []
-    if not settings.tokens:
-        if not _is_loopback(host):
-            notes.append(f"no token configured: refusing to bind {host}; binding 127.0.0.1 only")
-            host = "127.0.0.1"
-        notes.append("no token configured: local mode, every caller on this machine can read and write")
+    if not settings.tokens and not _is_loopback(host):
+        notes.append(f"no token configured: refusing to bind {host}; binding 127.0.0.1 only")
+        host = "127.0.0.1"
     return host, port, notes
+
+
+LOCAL_TOKEN_ENV = "TFROBOT_LOCAL_TOKEN"
+"""Pins the local secret (scripts, tests); `tfrobot serve` otherwise makes a new one at each start."""
+LOCAL_TOKEN_FILE = "local-token"
+"""Where in the data dir `tfrobot serve` leaves the local secret (mode 0600) for scripts and curl."""
+_SERVE_ENV = "TFROBOT_SERVE"
+"""How `serve --workers N` hands its configuration to the worker processes (the secret goes in
+`LOCAL_TOKEN_ENV`)."""
+
+
+def bound_settings(settings: ServerSettings, host: str, port: int, allowed_hosts: list[str]) -> ServerSettings:
+    """`settings` for the host and port actually bound, plus the `--allowed-host` names."""
+    extra = [host_name(name) for name in allowed_hosts]
+    return settings.model_copy(update={"host": host, "port": port, "allowed_hosts": [*settings.allowed_hosts, *extra]})
+
+
+def make_local_secret() -> str:
+    """`$TFROBOT_LOCAL_TOKEN`, or a fresh random secret."""
+    secret = os.environ.get(LOCAL_TOKEN_ENV) or secrets.token_urlsafe(32)
+    if len(secret) < 16:
+        raise ValueError(
+            f"{LOCAL_TOKEN_ENV} is shorter than 16 characters; unset it to get a random secret at each start"
+        )
+    return secret
+
+
+def write_local_secret(path: Path, secret: str) -> None:
+    """Write `secret` to `path`, readable by this user only (never through a planted symlink)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.chmod(path, 0o600)  # an existing file keeps its mode through O_TRUNC
+        handle.write(secret + "\n")
 
 
 @app.command()
@@ -58,24 +92,49 @@ def serve(
     workers: Annotated[
         int, typer.Option(min=1, help="server processes sharing the port (PostgreSQL only beyond 1)")
     ] = 1,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(help="a Host name besides localhost that may reach the server (repeat; see allowed_hosts)"),
+    ] = None,
+    local_token: Annotated[
+        bool,
+        typer.Option(
+            help="without configured tokens, API calls need the secret made at each start (printed with the console "
+            f"link, also in <data dir>/{LOCAL_TOKEN_FILE}); --no-local-token lets every local process in"
+        ),
+    ] = True,
 ) -> None:
     """Serve the configured robots (default: the offline demo robot) over HTTP."""
     try:
         settings = load_settings(config)
-        api = create_app(settings)
+        bind_host, bind_port, notes = plan_bind(settings, host, port)
+        settings = bound_settings(settings, bind_host, bind_port, allowed_host or [])
+        secret = make_local_secret() if local_token and not settings.tokens else None
+        api = create_app(settings, local_secret=secret)
         if workers > 1 and settings.resolved_database_url().startswith("sqlite"):
             raise ValueError(
                 f"--workers {workers} needs a client-server database: SQLite takes one writer at a time. Set "
                 "database_url in server.toml to PostgreSQL (postgresql+asyncpg://…), or serve with one worker"
             )
+        secret_file = settings.resolved_data_dir() / LOCAL_TOKEN_FILE
+        if secret is not None:
+            write_local_secret(secret_file, secret)
     except (OSError, ValueError, TypeError, ImportError) as exc:  # config mistakes: say what, not a traceback
         _console.print(f"[red]cannot start: {exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
-    bind_host, bind_port, notes = plan_bind(settings, host, port)
+    if not settings.tokens:
+        who = "API calls need this start's local secret" if secret else "every local process can read and write"
+        notes.append(f"no token configured: local mode, loopback only; {who}")
     for note in notes:
         _console.print(f"[yellow]{note}[/yellow]")
     shown = f"[{bind_host}]" if ":" in bind_host else bind_host
     _console.print(f"TFRobotServer on [bold]http://{shown}:{bind_port}[/bold]  (API docs: /docs)")
+    if secret is not None:
+        _console.print(f"console: [bold]http://{shown}:{bind_port}/#token={secret}[/bold]", soft_wrap=True)
+        _console.print(
+            f"local secret (API calls send `Authorization: Bearer <it>`): {secret_file}, readable by you only",
+            soft_wrap=True,
+        )
     _console.print(f"data: {settings.resolved_database_url()}")
     options: dict[str, Any] = {"host": bind_host, "port": bind_port, "log_level": "info", "access_log": access_log}
     if workers == 1:
@@ -84,19 +143,20 @@ def serve(
         gc.freeze()
         uvicorn.run(api, **options)
         return
-    # each worker process builds its own app from the same configuration directory
-    os.environ[_CONFIG_ENV] = str(config.resolve()) if config is not None else ""
+    # each worker process builds its own app from the same configuration
+    plan = {"config": str(config.resolve()) if config else None, "allowed_hosts": allowed_host or []}
+    os.environ[_SERVE_ENV] = json.dumps({**plan, "host": bind_host, "port": bind_port, "local": bool(secret)})
+    if secret is not None:
+        os.environ[LOCAL_TOKEN_ENV] = secret
     uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
-
-
-_CONFIG_ENV = "TFROBOT_SERVE_CONFIG"
-"""How `serve --workers N` hands its --config directory to the worker processes."""
 
 
 def worker_app() -> FastAPI:
     """The app of one `serve --workers N` process (uvicorn imports it by name in each worker)."""
-    config = os.environ.get(_CONFIG_ENV)
-    api = create_app(load_settings(Path(config) if config else None))
+    plan = json.loads(os.environ[_SERVE_ENV])
+    settings = load_settings(Path(plan["config"]) if plan["config"] else None)
+    settings = bound_settings(settings, plan["host"], plan["port"], plan["allowed_hosts"])
+    api = create_app(settings, local_secret=os.environ[LOCAL_TOKEN_ENV] if plan["local"] else None)
     gc.freeze()
     return api
 

@@ -58,6 +58,8 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, headers: 
 
 
 READ_TOKEN = "e2e-reader-token-0123456789"
+LOCAL_TOKEN = "e2e-local-secret-0123456789"
+"""The local secret of the token-less server (`TFROBOT_LOCAL_TOKEN` pins what `tfrobot serve` makes)."""
 
 
 @contextmanager
@@ -70,7 +72,7 @@ def _serve(config: Path, extra_toml: str = "") -> Iterator[str]:
     (config / "server.toml").write_text(f"data_dir = {data}\nrobots = {json.dumps(robots)}\n{extra_toml}")
     port = _free_port()
     log = config / "serve.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", "TFROBOT_LOCAL_TOKEN": LOCAL_TOKEN}
     tfrobot = Path(sys.executable).with_name("tfrobot")
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -83,7 +85,7 @@ def _serve(config: Path, extra_toml: str = "") -> Iterator[str]:
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_up(url, proc, log, {"Authorization": f"Bearer {READ_TOKEN}"} if extra_toml else {})
+        _wait_until_up(url, proc, log, {"Authorization": f"Bearer {READ_TOKEN if extra_toml else LOCAL_TOKEN}"})
         yield url
     finally:
         proc.terminate()
@@ -96,7 +98,8 @@ def _serve(config: Path, extra_toml: str = "") -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The base URL of a `tfrobot serve` serving the e2e robot and the demo robot, no tokens."""
+    """The base URL of a `tfrobot serve` serving the e2e robot and the demo robot, no tokens (local mode:
+    API calls need `LOCAL_TOKEN`)."""
     with _serve(tmp_path_factory.mktemp("serve")) as url:
         yield url
 
@@ -146,11 +149,14 @@ def calls() -> Calls:
 
 @pytest.fixture
 def page(browser: Browser, server: str, calls: Calls) -> Iterator[Page]:
-    """A fresh browser context on the server, recording action calls and failing on page errors."""
+    """A fresh browser context on the server holding its local secret (as the console keeps the one of its
+    link), recording action calls and failing on page errors and on anything the CSP blocked."""
     context = browser.new_context(base_url=server, viewport={"width": 1400, "height": 900})
+    context.add_init_script(f"sessionStorage.setItem('tfrobot.token', {json.dumps(LOCAL_TOKEN)})")
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     pg.on("request", calls.record)
     pg.set_default_timeout(15_000)
     yield pg

@@ -36,7 +36,7 @@ async def server(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
     settings = ServerSettings(data_dir=tmp_path, tokens=tokens)
     every_robot = [*load_robots(settings.robots), *(r for r in robots() if r.name != "demo")]
     app = create_app(settings, robots=every_robot)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://tfrobot.test") as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         yield client
     await app.state.runtime.aclose()
 
@@ -122,7 +122,8 @@ async def test_tokens_are_never_logged_or_echoed(server: httpx.AsyncClient, capl
     bodies: list[str] = []
     for secret in (READ, WRITE, "wrong-token-that-should-not-appear-1"):
         for url, _ in (await all_actions(server))[:50]:
-            response = await server.post(url, content=b"{not json", headers=_auth(f"Bearer {secret}"))
+            headers = {**_auth(f"Bearer {secret}"), "Content-Type": "application/json"}
+            response = await server.post(url, content=b"{not json", headers=headers)
             bodies.append(response.text + str(response.headers))
     text = caplog.text + "".join(bodies)
     for secret in (READ, WRITE, "wrong-token-that-should-not-appear-1"):
@@ -142,5 +143,6 @@ async def test_cors_is_closed_by_default(server: httpx.AsyncClient, origin: str)
     assert preflight.status_code >= 400
     assert not any(h.lower().startswith("access-control-allow") for h in preflight.headers)
     simple = await server.get("/api/robots", headers={"Origin": origin, "Authorization": f"Bearer {READ}"})
-    assert simple.status_code == 200
+    assert simple.status_code == 403  # a foreign page gets nothing, not even an answer it could not read
+    assert simple.json()["error"] == "origin_not_allowed"
     assert not any(h.lower().startswith("access-control-allow") for h in simple.headers)

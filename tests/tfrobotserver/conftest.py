@@ -45,7 +45,7 @@ async def serve(server_url: str, tmp_path: Path) -> AsyncIterator[Callable[[list
             ServerSettings(data_dir=tmp_path, database_url=server_url), robots=robots or [build_demo_robot()]
         )
         apps.append(app)
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://tfrobot.test")
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1")
 
     yield make
     for app in apps:
@@ -61,14 +61,18 @@ async def api(serve: Callable[[list[Robot] | None], httpx.AsyncClient]) -> Async
 
 async def act(client: httpx.AsyncClient, component: str, action: str, params: Any = None, robot: str = "demo") -> Any:
     """Call an action and return its JSON result (any status other than 200 fails with the body)."""
-    response = await client.post(f"/api/robots/{robot}/components/{component}/actions/{action}", json=params)
+    response = await client.post(
+        f"/api/robots/{robot}/components/{component}/actions/{action}", json={} if params is None else params
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
 
 async def refused(client: httpx.AsyncClient, component: str, action: str, params: Any = None) -> dict[str, Any]:
     """Call an action that must refuse its parameters (422) and return the error body."""
-    response = await client.post(f"/api/robots/demo/components/{component}/actions/{action}", json=params)
+    response = await client.post(
+        f"/api/robots/demo/components/{component}/actions/{action}", json={} if params is None else params
+    )
     assert response.status_code == 422, response.text
     body: dict[str, Any] = response.json()
     return body

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,14 @@ from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from tfrobotserver.app.settings import ServerSettings, TokenConfig
-from tfrobotserver.cli import app, plan_bind
+from tfrobotserver.cli import (
+    LOCAL_TOKEN_ENV,
+    app,
+    bound_settings,
+    make_local_secret,
+    plan_bind,
+    write_local_secret,
+)
 
 runner = CliRunner()
 
@@ -77,3 +86,42 @@ def test_serve_refuses_several_workers_on_sqlite(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "--workers 2 needs a client-server database" in result.output
     assert "Traceback" not in result.output
+
+
+def test_the_local_secret_is_random_or_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(LOCAL_TOKEN_ENV, raising=False)
+    first, second = make_local_secret(), make_local_secret()
+    assert first != second
+    assert len(first) >= 40
+    monkeypatch.setenv(LOCAL_TOKEN_ENV, "pinned-secret-0123456789")
+    assert make_local_secret() == "pinned-secret-0123456789"
+    monkeypatch.setenv(LOCAL_TOKEN_ENV, "short")
+    with pytest.raises(ValueError, match="shorter than 16 characters; unset it"):
+        make_local_secret()
+
+
+def test_the_local_secret_file_is_for_its_owner_only(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "local-token"
+    write_local_secret(path, "first-secret-0123456789")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.chmod(0o644)  # a file left readable by an older start
+    write_local_secret(path, "second-secret-0123456789")
+    assert (path.read_text(), stat.S_IMODE(path.stat().st_mode)) == ("second-secret-0123456789\n", 0o600)
+    planted = tmp_path / "planted"
+    os.symlink(tmp_path / "elsewhere", planted)
+    with pytest.raises(OSError, match="Too many levels of symbolic links"):
+        write_local_secret(planted, "third-secret-0123456789")
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_bound_settings_take_the_bound_address_and_the_allowed_hosts() -> None:
+    settings = bound_settings(ServerSettings(allowed_hosts=["a.example"]), "::1", 9000, ["B.example"])
+    assert (settings.host, settings.port, settings.allowed_hosts) == ("::1", 9000, ["a.example", "b.example"])
+    with pytest.raises(ValueError, match="write the name alone"):
+        bound_settings(ServerSettings(), "127.0.0.1", 8000, ["http://b.example"])
+
+
+def test_serve_help_names_the_browser_options() -> None:
+    serve_help = runner.invoke(app, ["serve", "--help"], terminal_width=200).output
+    assert "--allowed-host" in serve_help
+    assert "--no-local-token" in serve_help

@@ -12,9 +12,12 @@ from fastapi.testclient import TestClient
 
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings, load_settings
+from tfrobotserver.cli import LOCAL_TOKEN_FILE
 from tfrobotserver.robot.demo import build_demo_robot
 
 README = Path(__file__).parents[2] / "README.md"
+SECRET = "readme-local-secret-0123456789"
+"""What `$TOKEN` stands for: the examples run against a server in local mode, as `make run` starts it."""
 
 
 def section(title: str) -> str:
@@ -30,12 +33,14 @@ def curl_commands(title: str = "Server: the TFSAction API") -> list[list[str]]:
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()])) as c:
+    app = create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()], local_secret=SECRET)
+    with TestClient(app, base_url="http://localhost:8000") as c:
         yield c
 
 
 def test_readme_has_curl_examples() -> None:
     assert len(curl_commands()) >= 4
+    assert f"TOKEN=$(cat ~/.local/share/tfrobot/{LOCAL_TOKEN_FILE})" in section("Server: the TFSAction API")
 
 
 @pytest.mark.parametrize("argv", curl_commands() + curl_commands("Robots and components"))
@@ -47,13 +52,15 @@ def test_readme_curl_example(client: TestClient, argv: list[str]) -> None:
             method = next(args)
         elif arg == "-H":
             name, _, value = next(args).partition(":")
-            headers[name.strip()] = value.strip()
+            headers[name.strip().lower()] = value.strip().replace("$TOKEN", SECRET)
         elif arg == "-d":
             body = next(args)
             method = "POST" if method == "GET" else method
         elif not arg.startswith("-"):
             url = arg
     assert url.startswith("localhost:8000/"), url
+    if method == "POST":  # anything else is a 415: what keeps other sites' pages from posting to the server
+        assert headers.get("content-type") == "application/json", argv
     response = client.request(method, url.removeprefix("localhost:8000"), headers=headers, content=body)
     assert response.status_code == 200, response.text
 
@@ -65,7 +72,7 @@ def test_readme_robot_config_serves(tmp_path: Path) -> None:
     (folder / "support.yaml").write_text(yaml_text, encoding="utf-8")
     settings = load_settings(folder)
     settings.data_dir = tmp_path / "data"
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         assert [r["name"] for r in client.get("/api/robots").json()] == ["support"]
         reply = client.post("/api/robots/support/chat", json={"message": "refund?"}).json()
         assert reply["message"]["content"] == "Support here: refund?"

@@ -43,7 +43,9 @@ class Api:
 
 @pytest.fixture
 def api(tmp_path: Path) -> Iterator[Api]:
-    with TestClient(create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()])) as client:
+    with TestClient(
+        create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()]), base_url="http://127.0.0.1"
+    ) as client:
         yield Api(client)
 
 

@@ -20,6 +20,7 @@ from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tfrobot.brain.memory import database_unavailable
+from tfrobotserver.app.security_headers import API_HEADERS
 from tfrobotserver.dtos.api import ErrorBody, FieldError
 
 logger = logging.getLogger("tfrobotserver")
@@ -75,9 +76,12 @@ def internal_error(exc: BaseException, where: str) -> ApiError:
 _HEADERS = {401: {"WWW-Authenticate": "Bearer"}, 503: {"Retry-After": "1"}}
 
 
-def _response(err: ApiError) -> JSONResponse:
+def error_response(err: ApiError) -> JSONResponse:
+    """The JSON response of `err`: the exception handlers and the request guards answer through it.
+
+    It carries the API's security headers itself: a 500 is sent from outside every middleware."""
     body = err.body.model_dump(mode="json", exclude_none=True)
-    return JSONResponse(body, status_code=err.status, headers=_HEADERS.get(err.status))
+    return JSONResponse(body, status_code=err.status, headers={**API_HEADERS, **_HEADERS.get(err.status, {})})
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -85,20 +89,20 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
-        return _response(exc)
+        return error_response(exc)
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         errors = field_errors(exc.errors())
-        return _response(ApiError(422, "invalid_request", "the request is not valid; see `errors`", errors=errors))
+        return error_response(ApiError(422, "invalid_request", "the request is not valid; see `errors`", errors=errors))
 
     async def on_http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return _response(ApiError(exc.status_code, code, str(exc.detail)))
+        return error_response(ApiError(exc.status_code, code, str(exc.detail)))
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-        return _response(internal_error(exc, f"{request.method} {request.url.path}"))
+        return error_response(internal_error(exc, f"{request.method} {request.url.path}"))
 
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(RequestValidationError, on_validation)

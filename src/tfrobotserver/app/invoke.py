@@ -55,8 +55,9 @@ def find_action(runtime: Runtime, robot: str, component: str, action: str) -> tu
 async def invoke(runtime: Runtime, principal: Principal, robot: str, component: str, action: str, body: bytes) -> bytes:
     """Run the action on the JSON object `body` (empty means `{}`) and return its result as JSON.
 
-    The body is validated straight from JSON by the action's params model, whatever the request's
-    content type, so that `curl -d '{...}'` works and every invalid field is reported at once.
+    The body is validated straight from JSON by the action's params model, so that every invalid field
+    is reported at once. It is JSON by its content type too: the browser guard (`guard.py`) refused any
+    other, which is what a foreign page could send without a CORS preflight.
     """
     comp, bound = find_action(runtime, robot, component, action)
     owner = runtime.robots[robot]

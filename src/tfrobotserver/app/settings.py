@@ -10,18 +10,61 @@ optional in a folder that has robot files.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from tfrobotserver.robot.config import robot_files
 
 Scope = Literal["read", "write"]
 CONFIG_FILE = "server.toml"
+MIB = 1024 * 1024
+_LABEL = r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOST_NAME = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(\.{_LABEL})*$")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def host_name(value: str) -> str:
+    """`value` as the guard compares it: lower case, IPv6 without brackets; a ValueError names the fix.
+
+    A port is not part of it: the name is what a DNS-rebinding page controls, and a port would break
+    access through a port mapping (`docker -p 9000:8000`) or a proxy.
+    """
+    name = value.strip().lower()
+    bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+    try:
+        return str(ipaddress.ip_address(bare))
+    except ValueError:
+        pass
+    if not _HOST_NAME.match(name):
+        raise ValueError(
+            f"{value!r} is not a host name or IP address; write the name alone, without scheme, port or path "
+            "(e.g. 'robots.example.com' or '192.168.1.20')"
+        )
+    return name
+
+
+def origin(value: str) -> str:
+    """`value` as `scheme://host:port` (lower case, the port always spelled); a ValueError names the fix."""
+    parts = urlsplit(value.strip().lower())
+    example = "write it as a browser sends it, e.g. 'https://console.example.com' or 'http://localhost:5173'"
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname or parts.path not in ("", "/"):
+        raise ValueError(f"{value!r} is not an origin (http(s)://host[:port], no path); {example}")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"{value!r} is not an origin: it has a query, fragment or user; {example}")
+    try:
+        port = parts.port or _DEFAULT_PORTS[parts.scheme]
+    except ValueError:
+        raise ValueError(f"{value!r} has an invalid port; {example}") from None
+    host = host_name(parts.hostname)
+    return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}:{port}"
 
 
 class TokenConfig(BaseModel):
@@ -70,6 +113,25 @@ class ServerSettings(BaseModel):
     """`module:callable` paths, each returning a `Robot`."""
     robot_configs: list[Path] = Field(default_factory=list)
     """Robot configuration files (YAML/JSON); relative paths are relative to the config directory."""
+    allowed_hosts: list[str] = Field(default_factory=list)
+    """Names a request's `Host` may carry besides localhost, loopback addresses and `host`: the names a
+    reverse proxy or a colleague uses to reach this server. Any other Host is refused (DNS rebinding)."""
+    allowed_origins: list[str] = Field(default_factory=list)
+    """Browser origins besides the server's own that may call it, e.g. the public origin of a reverse
+    proxy that rewrites `Host`. No CORS header is ever sent: this never lets another site read answers."""
+    max_body_bytes: int = Field(default=16 * MIB, ge=1024)
+    """Largest request body accepted; larger ones are a 413 before they are read. 16 MiB holds a
+    file of 12 MiB sent base64-encoded to `aingest_file`."""
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_names(cls, value: list[str]) -> list[str]:
+        return [host_name(v) for v in value]
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        return [origin(v) for v in value]
 
     def resolved_data_dir(self) -> Path:
         """`data_dir`, or the platform's user data directory for TFRobot."""

@@ -66,7 +66,7 @@ def settings(tmp_path: Path) -> ServerSettings:
 @pytest.fixture
 async def client(settings: ServerSettings) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings, robots=robots())
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://tfrobot.test") as c:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as c:
         yield c
     await app.state.runtime.aclose()
 
@@ -79,7 +79,7 @@ async def secured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncItera
         TokenConfig(name="writer", scopes=["write"], secret_env="TFROBOT_TEST_WRITER"),
     ]
     app = create_app(ServerSettings(data_dir=tmp_path, tokens=tokens), robots=robots())
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://tfrobot.test") as c:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as c:
         yield c
     await app.state.runtime.aclose()
 
@@ -92,4 +92,5 @@ ACTIONS = "/api/robots/demo/components/{component}/actions/{action}"
 
 
 async def call(client: httpx.AsyncClient, component: str, action: str, params: Any = None, **kw: Any) -> httpx.Response:
+    params = {} if params is None else params
     return await client.post(ACTIONS.format(component=component, action=action), json=params, **kw)

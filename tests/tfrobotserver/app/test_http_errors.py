@@ -60,7 +60,7 @@ async def test_write_token_reads_and_writes(secured: httpx.AsyncClient) -> None:
     ],
 )
 async def test_404(client: httpx.AsyncClient, method: str, path: str, message: str) -> None:
-    response = await client.request(method, path)
+    response = await client.request(method, path, json={} if method == "POST" else None)
     assert response.status_code == 404
     assert response.json()["error"] == "not_found"
     assert message in response.json()["message"]
@@ -92,7 +92,11 @@ async def test_422_for_missing_nested_and_non_object_params(client: httpx.AsyncC
     array = await call(client, "memory", "aget_docs", [1, 2])
     assert array.status_code == 422
     assert array.json()["errors"][0]["path"] == "(params)"
-    broken = await client.post("/api/robots/demo/components/memory/actions/aget_docs", content=b"{nope")
+    broken = await client.post(
+        "/api/robots/demo/components/memory/actions/aget_docs",
+        content=b"{nope",
+        headers={"Content-Type": "application/json"},
+    )
     assert broken.status_code == 422
     assert broken.json()["errors"][0]["type"] == "json_invalid"
 
@@ -114,7 +118,7 @@ async def test_500_has_an_error_id_and_no_internals(
 ) -> None:
     caplog.set_level(logging.ERROR, logger="tfrobotserver")
     for action in ("aget_boom", "get_wrong_type", "aget_missing_file"):
-        response = await client.post(f"/api/robots/broken/components/exploding/actions/{action}")
+        response = await client.post(f"/api/robots/broken/components/exploding/actions/{action}", json={})
         assert response.status_code == 500
         body = response.json()
         assert set(body) == {"error", "message", "errorId"}
@@ -131,7 +135,7 @@ async def test_503_when_the_database_refuses_connections(
     client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="tfrobotserver")
-    response = await client.post("/api/robots/broken/components/exploding/actions/aget_refused")
+    response = await client.post("/api/robots/broken/components/exploding/actions/aget_refused", json={})
     assert response.status_code == 503
     assert response.headers["retry-after"] == "1"
     body = response.json()

@@ -87,7 +87,8 @@ async def test_get_list_page_and_cursor(client: httpx.AsyncClient) -> None:
 
 
 async def test_empty_body_means_no_params(client: httpx.AsyncClient) -> None:
-    response = await client.post("/api/robots/demo/components/memory/actions/aget_docs")
+    json_type = {"Content-Type": "application/json"}
+    response = await client.post("/api/robots/demo/components/memory/actions/aget_docs", headers=json_type)
     assert response.status_code == 200
     assert response.json()["pageSize"] == 20
 
@@ -168,9 +169,9 @@ async def test_openapi_docs(client: httpx.AsyncClient) -> None:
 def test_lifespan_starts_and_warns_without_tokens(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="tfrobotserver")
     app = create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot("lifespan")])
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         assert client.get("/api/robots").json()[0]["name"] == "lifespan"
-    assert "no token configured" in caplog.text
+    assert "no token and no local secret" in caplog.text
 
 
 async def test_the_app_can_be_closed_and_started_again(settings: ServerSettings) -> None:
@@ -179,7 +180,7 @@ async def test_the_app_can_be_closed_and_started_again(settings: ServerSettings)
     for _ in range(2):
         async with (
             app.router.lifespan_context(app),
-            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://tfrobot.test") as client,
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client,
         ):
             response = await client.post(
                 ACTIONS.format(component="conversations", action="aget_conversations"), json={}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import Annotated
@@ -91,3 +92,28 @@ async def test_a_server_database_from_an_older_version_is_named_with_the_fix(tmp
     with pytest.raises(RuntimeError, match=r"older TFRobot \(memory_docs lacks file_type, keywords, doc_metadata"):
         await app.state.runtime.ensure_started()
     await app.state.runtime.aclose()
+
+
+def test_allowed_hosts_and_origins_are_spelled_as_the_guard_compares_them() -> None:
+    settings = ServerSettings(
+        allowed_hosts=["Robots.Example.com", "[::1]", "192.168.1.20"],
+        allowed_origins=["https://Robots.Example.com", "http://localhost:5173/", "http://[::1]"],
+    )
+    assert settings.allowed_hosts == ["robots.example.com", "::1", "192.168.1.20"]
+    assert settings.allowed_origins == ["https://robots.example.com:443", "http://localhost:5173", "http://[::1]:80"]
+    assert ServerSettings().max_body_bytes == 16 * 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fix"),
+    [
+        ("allowed_hosts", "http://robots.example.com", "write the name alone, without scheme, port or path"),
+        ("allowed_hosts", "robots.example.com:8000", "write the name alone"),
+        ("allowed_origins", "robots.example.com", "write it as a browser sends it"),
+        ("allowed_origins", "https://robots.example.com/console", "no path"),
+        ("allowed_origins", "ftp://robots.example.com", "http(s)://host[:port]"),
+    ],
+)
+def test_a_malformed_name_or_origin_is_refused_with_the_fix(field: str, value: str, fix: str) -> None:
+    with pytest.raises(ValidationError, match=re.escape(fix)):
+        ServerSettings.model_validate({field: [value]})

@@ -11,7 +11,7 @@ from tfrobotserver.app.static import mount_console
 
 
 async def _get(app: FastAPI, path: str) -> httpx.Response:
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         return await client.get(path)
 
 

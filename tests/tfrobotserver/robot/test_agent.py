@@ -38,7 +38,7 @@ def test_agent_parts_come_from_the_components() -> None:
 async def test_a_failing_provider_is_an_error_not_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
     app = create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()])
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         params = {"base_url": "http://127.0.0.1:9/v1", "max_retries": 0, "timeout": 5}
         set_llm = {"provider": "openai", "model": "gpt-4o", "params": params}
         assert (await client.post("/api/robots/demo/components/llm/actions/aset_llm", json=set_llm)).status_code == 200
@@ -57,6 +57,8 @@ async def test_a_failing_provider_is_an_error_not_a_hang(tmp_path: Path, monkeyp
         assert call.status_code == 200
         assert call.json()["message"] is None
         assert call.json()["error"].startswith("ProviderUnavailableError")
-        conversations = await client.post("/api/robots/demo/components/conversations/actions/aget_conversations")
+        conversations = await client.post(
+            "/api/robots/demo/components/conversations/actions/aget_conversations", json={}
+        )
         assert len(conversations.json()["items"]) == 2  # failed turns are stored with their (empty) trace
     await app.state.runtime.aclose()

@@ -82,7 +82,7 @@ async def test_serve_config_dir_loads_the_robots_of_the_folder(tmp_path: Path) -
     assert [p.name for p in settings.robot_configs] == ["mini.json", "support.yaml"]
     assert settings.robots == []  # the folder's robots replace the default demo robot
     app = create_app(settings)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         assert [r["name"] for r in (await client.get("/api/robots")).json()] == ["mini", "support"]
         reply = await client.post("/api/robots/support/chat", json={"message": "my order?"})
         assert reply.json()["message"]["content"] == "Support here: my order?"

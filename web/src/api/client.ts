@@ -32,14 +32,33 @@ export interface ActionInfo {
 }
 
 const TOKEN_KEY = "tfrobot.token";
+const URL_TOKEN = /^#token=([^&]+)$/;
 
+/**
+ * The bearer token the console sends: the one this tab got from its link (sessionStorage), else the
+ * one typed into the token field (localStorage). Both are readable by this origin only.
+ */
 export function getToken(): string {
-  return globalThis.localStorage?.getItem(TOKEN_KEY) ?? "";
+  return globalThis.sessionStorage?.getItem(TOKEN_KEY) || globalThis.localStorage?.getItem(TOKEN_KEY) || "";
 }
 
+/** The token typed into the token field: kept for this origin; it replaces the link's. */
 export function setToken(token: string): void {
+  sessionStorage.removeItem(TOKEN_KEY);
   if (token) localStorage.setItem(TOKEN_KEY, token);
   else localStorage.removeItem(TOKEN_KEY);
+}
+
+/**
+ * Take the local secret from the link `tfrobot serve` prints (`/#token=…`): kept for this tab only
+ * (it changes at every start) and removed from the address bar and its history entry at once. A
+ * fragment never reaches the server, its logs or a Referer. Call before anything reads the route.
+ */
+export function adoptLinkToken(location: Location = window.location, history: History = window.history): void {
+  const found = URL_TOKEN.exec(location.hash);
+  if (!found?.[1]) return;
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(found[1]));
+  history.replaceState(history.state, "", `${location.pathname}${location.search}#/`);
 }
 
 export class ApiError extends Error {

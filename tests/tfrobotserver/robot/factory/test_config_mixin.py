@@ -27,7 +27,7 @@ async def test_change_log_names_the_caller_and_readers_cannot_change(tmp_path: P
     ]
     app = create_app(ServerSettings(data_dir=tmp_path, tokens=tokens), robots=[build_demo_robot()])
     base = "/api/robots/demo/components/prompt/actions"
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         reader = {"Authorization": f"Bearer {READER}"}
         editor = {"Authorization": f"Bearer {EDITOR}"}
         denied = await client.post(f"{base}/aset_template", json={"template": "x"}, headers=reader)
