@@ -20,6 +20,7 @@ from rich.console import Console
 
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings, load_settings
+from tfrobotserver.redaction import redact_text
 
 app = typer.Typer(help="TFRobot: an agent framework and its TFSAction server.", no_args_is_help=True)
 _console = Console(stderr=True)
@@ -76,7 +77,7 @@ def serve(
         _console.print(f"[yellow]{note}[/yellow]")
     shown = f"[{bind_host}]" if ":" in bind_host else bind_host
     _console.print(f"TFRobotServer on [bold]http://{shown}:{bind_port}[/bold]  (API docs: /docs)")
-    _console.print(f"data: {settings.resolved_database_url()}")
+    _console.print(f"data: {redact_text(settings.resolved_database_url())}")
     options: dict[str, Any] = {"host": bind_host, "port": bind_port, "log_level": "info", "access_log": access_log}
     if workers == 1:
         # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
