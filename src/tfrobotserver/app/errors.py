@@ -100,7 +100,7 @@ def _response(err: ApiError) -> JSONResponse:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Route every error through `ErrorBody`; mask credentials in the log lines errors produce."""
-    install_log_redaction("tfrobotserver", "uvicorn", "uvicorn.error", "uvicorn.access")
+    install_log_redaction("tfrobotserver", "uvicorn.error")  # access lines: method, path, status; no secrets
 
     async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
