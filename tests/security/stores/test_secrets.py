@@ -15,7 +15,7 @@ import pytest
 from tfrobot.brain.chain.llms import providers
 from tfrobotserver.robot.factory.brain.llm_writable import WRITABLE
 
-from .conftest import SECRETS, Listener, Target, action_url, every_action, leaked, sample_params
+from .conftest import SECRETS, RecordingEndpoint, Target, action_url, every_action, leaked, sample_params
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -65,7 +65,7 @@ async def test_no_listing_action_error_or_log_line_shows_a_credential(target: Ta
 async def test_no_provider_setting_that_routes_keys_files_or_traffic_is_writable(target: Target) -> None:
     """Regression: a write token set OpenAI's `base_url` to its own URL (or `media_roots` to `/`) and the server
     sent its key, and every later turn, there. Every setting of every registered provider is tried."""
-    attacker = Listener()
+    attacker = RecordingEndpoint()
     await attacker.start()
     evil = f"http://127.0.0.1:{attacker.port}/v1"
     url = action_url("vault", "llm", "aset_llm")

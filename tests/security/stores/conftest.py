@@ -1,4 +1,5 @@
-"""The attacker's target: a real `tfrobot serve` on loopback, per module and per store (SQLite, PostgreSQL).
+"""The attacks on what the server holds — its credentials, its stored rows, its configuration — need a real
+`tfrobot serve` on loopback per module and per store (SQLite, PostgreSQL): this package's target.
 
 Each module gets a fresh PostgreSQL database (`fresh_database`). On "postgresql" it is the server's own
 database, reached with a DSN that carries a password; on "sqlite" the server keeps its data in a SQLite
@@ -8,7 +9,7 @@ run the same attacks.
 The server hosts the demo robot and `vault`, a robot whose configuration holds every kind of credential
 the server may hold (`SECRETS`): a DSN password, an endpoint with a key in its query string, header values
 in `extra_params.extra_headers`, and provider keys in the environment. `vault`'s OpenAI endpoint and the
-environment's Anthropic endpoint are loopback listeners (`Listener`), so a test can see what, if
+environment's Anthropic endpoint are loopback listeners (`RecordingEndpoint`), so a test can see what, if
 anything, the server sends where: no request leaves the machine.
 """
 
@@ -41,7 +42,7 @@ SECRETS = {
 
 
 @dataclass
-class Listener:
+class RecordingEndpoint:
     """A loopback HTTP endpoint that records each request it gets and answers 400 (no SDK retries that)."""
 
     requests: list[bytes] = field(default_factory=list)
@@ -89,8 +90,8 @@ class Target:
     server: Server
     store: str
     log: Path
-    openai_endpoint: Listener
-    anthropic_endpoint: Listener
+    openai_endpoint: RecordingEndpoint
+    anthropic_endpoint: RecordingEndpoint
 
     @property
     def base(self) -> str:
@@ -148,7 +149,7 @@ def store(request: pytest.FixtureRequest) -> str:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def target(store: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Target]:
     """A `tfrobot serve` with the demo and `vault` robots on `store`, a fresh database for this module."""
-    openai_endpoint, anthropic_endpoint = Listener(), Listener()
+    openai_endpoint, anthropic_endpoint = RecordingEndpoint(), RecordingEndpoint()
     await openai_endpoint.start()
     await anthropic_endpoint.start()
     log = tmp_path_factory.mktemp(f"security-{store}") / "serve.log"
