@@ -22,6 +22,7 @@ from rich.console import Console
 
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings, host_name, load_settings
+from tfrobotserver.redaction import redact_text
 
 app = typer.Typer(help="TFRobot: an agent framework and its TFSAction server.", no_args_is_help=True)
 _console = Console(stderr=True)
@@ -135,7 +136,7 @@ def serve(
             f"local secret (API calls send `Authorization: Bearer <it>`): {secret_file}, readable by you only",
             soft_wrap=True,
         )
-    _console.print(f"data: {settings.resolved_database_url()}")
+    _console.print(f"data: {redact_text(settings.resolved_database_url())}")
     options: dict[str, Any] = {"host": bind_host, "port": bind_port, "log_level": "info", "access_log": access_log}
     if workers == 1:
         # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full

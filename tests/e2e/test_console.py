@@ -6,12 +6,14 @@ what the page shows and what the console sent to the server.
 
 from __future__ import annotations
 
+import json
 import re
 import time
+import urllib.request
 
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.conftest import READ_TOKEN, Calls, record_perf, shot
+from tests.e2e.conftest import LOCAL_TOKEN, READ_TOKEN, Calls, record_perf, shot
 from tests.e2e.robots import HOSTILE
 
 LIMIT_ZH = "自动补全触发次数过多，已中止，请手动补全参数或检查依赖关系"
@@ -90,7 +92,58 @@ def test_update_row_3_uses_its_own_doc(page: Page, calls: Calls) -> None:
     expect(cell(page, 3, "keywords")).to_have_text("topic-3, pdf, third-row")
     expect(cell(page, 1, "keywords")).to_have_text("topic-1, md")
     sent = calls.to("aupdate_doc")
-    assert sent == [{"doc_id": 3, "keywords": ["topic-3", "pdf", "third-row"], "metadata": {"seeded": True, "n": 3}}]
+    assert sent == [{"doc_id": 3, "doc_version": 1, "keywords": ["topic-3", "pdf", "third-row"],
+                     "metadata": {"seeded": True, "n": 3}}]  # fmt: skip
+
+
+def _update_behind_the_form(server: str, doc_id: int, keywords: list[str]) -> None:
+    """Another client (a plain HTTP call, not the page) updates the document at its current version."""
+    base = f"{server}/api/robots/e2e/components/memory/actions"
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {LOCAL_TOKEN}"}
+
+    def post(action: str, body: dict[str, object]) -> dict[str, object]:
+        request = urllib.request.Request(f"{base}/{action}", data=json.dumps(body).encode(), headers=headers)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            answer: dict[str, object] = json.loads(response.read())
+            return answer
+
+    doc = post("aget_doc", {"doc_id": doc_id})
+    post("aupdate_doc", {"doc_id": doc_id, "doc_version": doc["version"], "keywords": keywords, "metadata": {}})
+
+
+def test_a_stale_update_shows_the_conflict_with_reload_and_overwrite(page: Page, calls: Calls, server: str) -> None:
+    """Regression: a form opened before another client's update wrote over that update silently."""
+    open_action(page, "memory", "aget_docs")
+    settled(page)
+    row(page, 4).locator('[data-action="aupdate_doc"]').click()
+    form = dialog(page, "aupdate_doc")
+    expect(form.get_by_label("Doc Version")).to_have_value("1")
+    _update_behind_the_form(server, 4, ["theirs"])
+    keywords = form.get_by_label("Keywords")
+    keywords.click()
+    keywords.fill("mine")
+    keywords.press("Enter")
+    form.get_by_role("button", name="Run").click()
+    conflict = form.get_by_test_id("conflict")
+    expect(conflict).to_contain_text("document 4 changed since you read it")
+    expect(form.get_by_test_id("conflict-current")).to_contain_text('"theirs"')
+    shot(page, "stale-update-409")
+    form.get_by_role("button", name="Overwrite").click()
+    expect(form).to_be_hidden()
+    expect(cell(page, 4, "keywords")).to_have_text("topic-4, md, mine")
+    assert [body["doc_version"] for body in calls.to("aupdate_doc")] == [1, 2]
+
+    row(page, 5).locator('[data-action="aupdate_doc"]').click()
+    form = dialog(page, "aupdate_doc")
+    _update_behind_the_form(server, 5, ["theirs"])
+    form.get_by_role("button", name="Run").click()
+    expect(form.get_by_test_id("conflict")).to_be_visible()
+    form.get_by_role("button", name="Reload").click()
+    expect(form).to_be_hidden()
+    expect(cell(page, 5, "keywords")).to_have_text("theirs")
+    row(page, 5).locator('[data-action="aupdate_doc"]').click()
+    expect(dialog(page, "aupdate_doc").get_by_label("Doc Version")).to_have_value("2")
+    assert len(calls.to("aupdate_doc")) == 3
 
 
 def test_delete_asks_confirmation_and_keeps_the_page(page: Page, calls: Calls) -> None:
@@ -135,7 +188,9 @@ def test_graph_node_update(page: Page, calls: Calls) -> None:
     form.get_by_role("button", name="Run").click()
     expect(form).to_be_hidden()
     expect(panel.get_by_role("heading")).to_have_text("Node Alice Liddell")
-    assert calls.to("aupdate_node") == [{"iri": "ex:alice", "label": "Alice Liddell", "properties": {"age": 34}}]
+    assert calls.to("aupdate_node") == [
+        {"iri": "ex:alice", "node_version": 1, "label": "Alice Liddell", "properties": {"age": 34}}
+    ]
 
 
 def test_options_select(page: Page, calls: Calls) -> None:

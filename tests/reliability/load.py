@@ -11,7 +11,9 @@
   holds one keep-alive connection and loops: one operation, then a think time drawn uniformly from
   0.5-1.5 x `think` seconds (0: no pause, which measures the server's saturated throughput instead of
   the latency a population of users sees). Operations: document page reads (`aget_docs`, 60 %),
-  document updates (`aupdate_doc`, 20 %) and chat turns (20 %: `POST /api/robots/demo/chat`, the demo
+  document updates (20 %: `aget_doc`, then `aupdate_doc` with the version read; a 409 under contention
+  is sent again with the version it names, as the console's "overwrite" does) and chat turns (20 %:
+  `POST /api/robots/demo/chat`, the demo
   `ScriptedChat` robot with tools and TFL, each client in its own conversation, stored on the same
   PostgreSQL);
 * prints throughput, p50/p99 per operation, errors, the server's CPU and its resident memory after
@@ -36,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.reliability.servers import HttpConnection, fresh_database, serve
+from tests.reliability.servers import HttpConnection, fresh_database, serve, update_doc
 from tfrobot.brain.memory import SQLMessageStore
 
 DOCS = "/api/robots/demo/components/memory/actions"
@@ -127,7 +129,10 @@ async def _client(n: int, job: dict[str, Any], stats: Stats, warm: Stats, deadli
             start = time.perf_counter()
             counted = stats if start >= deadline - job["seconds"] else warm
             try:
-                status, body = await conn.post(path, payload, token)
+                if kind == "update doc":
+                    status, body = await update_doc(conn, payload, token)
+                else:
+                    status, body = await conn.post(path, payload, token)
             except Exception as exc:
                 counted.error(kind, f"{type(exc).__name__}: {exc}")
                 conn.close()

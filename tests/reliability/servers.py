@@ -13,8 +13,8 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Mapping
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ import asyncpg
 from sqlalchemy.engine import make_url
 
 ADMIN = os.environ.get("TFROBOT_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+DEMO_DOCS = "/api/robots/demo/components/memory/actions"
 
 
 async def _admin(statement: str) -> None:
@@ -83,27 +84,42 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @asynccontextmanager
-async def serve(url: str, *, count: int = 1, workers: int = 1) -> AsyncIterator[list[Server]]:
-    """`count` `tfrobot serve` processes (each with `workers` workers) on database `url`, started at once
-    on 127.0.0.1 and free ports, with a read and a write token; stopped afterwards."""
+async def serve(
+    url: str | None,
+    *,
+    count: int = 1,
+    workers: int = 1,
+    robots: Mapping[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
+    log: Path | None = None,
+) -> AsyncIterator[list[Server]]:
+    """`count` `tfrobot serve` processes (each with `workers` workers) on database `url` (None: SQLite in a
+    temporary data dir), started at once on 127.0.0.1 and free ports, with a read and a write token;
+    stopped afterwards. `robots`: robot files (name → YAML) served beside the demo robot; `env`: added to
+    the servers' environment; `log`: where their output goes (discarded otherwise)."""
     read, write = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     tfrobot = Path(sys.executable).with_name("tfrobot")
     servers: list[Server] = []
-    with tempfile.TemporaryDirectory() as config:
+    with tempfile.TemporaryDirectory() as config, ExitStack() as outputs:
+        database = f'database_url = "{url}"\n' if url is not None else f"data_dir = {json.dumps(config + '/data')}\n"
+        listed = 'robots = ["tfrobotserver.robot.demo:build_demo_robot"]\n' if robots else ""
         Path(config, "server.toml").write_text(
-            f'database_url = "{url}"\n'
-            f'[[tokens]]\nname = "reader"\nscopes = ["read"]\nsecret = "{read}"\n'
+            database + listed + f'[[tokens]]\nname = "reader"\nscopes = ["read"]\nsecret = "{read}"\n'
             f'[[tokens]]\nname = "writer"\nscopes = ["write"]\nsecret = "{write}"\n'
         )
+        for name, text in (robots or {}).items():
+            Path(config, name).write_text(text)
+        output = outputs.enter_context(log.open("ab")) if log is not None else subprocess.DEVNULL
         try:
             for _ in range(count):
                 port = _free_port()
                 command = [str(tfrobot), "serve", "--config", config, "--port", str(port), "--no-access-log"]
                 process = subprocess.Popen(
                     [*command, "--workers", str(workers)],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT if log is not None else subprocess.DEVNULL,
                     start_new_session=True,
+                    env={**os.environ, **(env or {})},
                 )
                 servers.append(Server(port, process, read, write))
             await asyncio.gather(*(_wait_until_up(server) for server in servers))
@@ -163,3 +179,18 @@ class HttpConnection:
         if self._streams is not None:
             self._streams[1].close()
             self._streams = None
+
+
+async def update_doc(conn: HttpConnection, change: dict[str, Any], token: str) -> tuple[int, bytes]:
+    """Read the document and send `change` with the version read; while another client updated it in between
+    (409), send it again with the version the 409 names (the console's "overwrite"). The last answer."""
+    status, body = await conn.post(f"{DEMO_DOCS}/aget_doc", {"doc_id": change["doc_id"]}, token)
+    if status != 200:
+        return status, body
+    version = {"doc_version": json.loads(body)["version"]}
+    for _ in range(20):
+        status, body = await conn.post(f"{DEMO_DOCS}/aupdate_doc", {**change, **version}, token)
+        if status != 409:
+            break
+        version = json.loads(body)["overwrite"]
+    return status, body

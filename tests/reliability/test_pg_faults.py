@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from tests.conftest import pg_execute, run_sync
-from tests.reliability.servers import HttpConnection, Server, fresh_database, serve
+from tests.reliability.servers import HttpConnection, Server, fresh_database, serve, update_doc
 from tfrobot.brain.brain import Brain
 from tfrobot.brain.demo import demo_chain
 from tfrobot.brain.memory import MemoryStoreUnavailable, SQLMessageStore
@@ -149,7 +149,10 @@ async def _http_client(server: Server, name: str, killer: asyncio.Task[None], se
                 (f"{DOCS}/aget_docs", {"page": 1, "page_size": 5}, server.read),
                 (f"{DOCS}/aupdate_doc", {"doc_id": 1 + turn % 42, "keywords": [name], "metadata": {}}, server.write),
             ):
-                status, body = await conn.post(path, payload, token)
+                if path.endswith("aupdate_doc"):
+                    status, body = await update_doc(conn, payload, token)
+                else:
+                    status, body = await conn.post(path, payload, token)
                 seen[str(status)] += 1
                 if status == 503:
                     assert json.loads(body)["error"] == "unavailable", body

@@ -68,11 +68,14 @@ async def act(client: httpx.AsyncClient, component: str, action: str, params: An
     return response.json()
 
 
-async def refused(client: httpx.AsyncClient, component: str, action: str, params: Any = None) -> dict[str, Any]:
-    """Call an action that must refuse its parameters (422) and return the error body."""
+async def refused(
+    client: httpx.AsyncClient, component: str, action: str, params: Any = None, status: int = 422
+) -> dict[str, Any]:
+    """Call an action that must refuse its parameters (422, or `status`: 409 for a conflict) and return the
+    error body."""
     response = await client.post(
         f"/api/robots/demo/components/{component}/actions/{action}", json={} if params is None else params
     )
-    assert response.status_code == 422, response.text
+    assert response.status_code == status, response.text
     body: dict[str, Any] = response.json()
     return body

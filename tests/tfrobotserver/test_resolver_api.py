@@ -56,7 +56,9 @@ def test_row_action_from_a_real_page(api: Api) -> None:
     assert container == {"allDocIds": [1, 2, 3], "page": 1, "pageSize": 3}
     element = element_namespace(ret, "items", page["items"][1])
     got = resolve_params(api.catalog["aupdate_doc"], element, container, api.fetch, catalog=api.catalog)
-    assert got.params == {"doc_id": 2, "keywords": ["topic-2", "txt"], "metadata": {"seeded": True, "n": 2}}
+    assert got.params == {
+        "doc_id": 2, "doc_version": 1, "keywords": ["topic-2", "txt"], "metadata": {"seeded": True, "n": 2}
+    }  # fmt: skip
     assert got.missing == []
     batch = resolve_params(api.catalog["adelete_docs"], {}, container, api.fetch, catalog=api.catalog)
     assert api.fetch("adelete_docs", batch.params) == 3

@@ -35,3 +35,28 @@ class ActionInputError(ValueError):
         self.message = message
         self.value = value
         super().__init__(f"{path}: {message}")
+
+
+class ActionConflictError(Exception):
+    """Raised by a component when a write collides with the stored state (answered with 409 `conflict`).
+
+    Two cases: a create whose key exists (`value` is the key), and an update sent with a version that is
+    no longer the stored one (`current` is the element as stored now, `overwrite` the parameters that,
+    sent with the rest unchanged, replace it anyway). The message says what happened and what to do.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        message: str,
+        value: Any = None,
+        *,
+        current: Any = None,
+        overwrite: dict[str, Any] | None = None,
+    ) -> None:
+        self.path = path
+        self.message = message
+        self.value = value
+        self.current = current
+        self.overwrite = overwrite
+        super().__init__(f"{path}: {message}")

@@ -30,6 +30,7 @@ from tfrobotserver.app.invoke import find_robot
 from tfrobotserver.app.routes import RuntimeDep, get_principal
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.dtos.base import HttpModel
+from tfrobotserver.redaction import redact
 from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input
 from tfrobotserver.robot.base import Robot
 
@@ -114,7 +115,7 @@ async def chat(
             provider_request = await dry_run_request(found, body.message, body.conversation_id)
         except Exception as exc:
             raise internal_error(exc, f"{where} (dry run)") from None
-        reply = ChatReply(conversation_id=body.conversation_id or "", request=provider_request)
+        reply = ChatReply(conversation_id=body.conversation_id or "", request=redact(provider_request))
         return JSONResponse(reply.model_dump(mode="json"))
     Authenticator.require(principal, "write", "chatting (it stores the conversation)")
     brain = build_brain(found)

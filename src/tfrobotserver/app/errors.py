@@ -3,12 +3,14 @@
 A component failure is answered with 500 and an error id that is also in the server log with
 the stack trace; the response never carries the trace or the exception text, which may hold
 internals (paths, SQL, secrets). A database that is not there (refused, restarting, a connection
-killed) is a 503 with `Retry-After`: the same request can succeed in a moment.
+killed) is a 503 with `Retry-After`: the same request can succeed in a moment. The server's log lines
+(ours and uvicorn's) pass `RedactingFilter`: a traceback that quotes a DSN or a header shows it masked.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -22,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from tfrobot.brain.memory import database_unavailable
 from tfrobotserver.app.security_headers import API_HEADERS
 from tfrobotserver.dtos.api import ErrorBody, FieldError
+from tfrobotserver.redaction import install_log_redaction
 
 logger = logging.getLogger("tfrobotserver")
 
@@ -30,16 +33,31 @@ class ApiError(Exception):
     """An error the API answers with `status` and an `ErrorBody`."""
 
     def __init__(
-        self, status: int, error: str, message: str, errors: list[FieldError] | None = None, error_id: str | None = None
+        self,
+        status: int,
+        error: str,
+        message: str,
+        errors: list[FieldError] | None = None,
+        error_id: str | None = None,
+        *,
+        current: Any = None,
+        overwrite: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
-        self.body = ErrorBody(error=error, message=message, errors=errors, error_id=error_id)
+        self.body = ErrorBody(
+            error=error, message=message, errors=errors, error_id=error_id, current=current, overwrite=overwrite
+        )
 
 
 def _jsonable(value: Any) -> Any:
-    """An error's input as JSON can carry it: a body that is not UTF-8 is echoed with replacement characters."""
-    return value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray) else value
+    """An error's input as JSON can carry it: a body that is not UTF-8 is echoed with replacement characters,
+    a NaN or Infinity (which JSON has not) as its name."""
+    if isinstance(value, bytes | bytearray):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
 
 
 def field_errors(details: Iterable[ErrorDetails | Mapping[str, Any]], skip_prefix: int = 0) -> list[FieldError]:
@@ -85,7 +103,8 @@ def error_response(err: ApiError) -> JSONResponse:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Route every error through `ErrorBody`."""
+    """Route every error through `ErrorBody`; mask credentials in the log lines errors produce."""
+    install_log_redaction("tfrobotserver", "uvicorn.error")  # access lines: method, path, status; no secrets
 
     async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)

@@ -13,13 +13,15 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from tfrobotserver.actions.component import TFSComponent
-from tfrobotserver.actions.errors import ActionInputError
+from tfrobotserver.actions.errors import ActionConflictError, ActionInputError
 from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, Principal
 from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.app.auth import Authenticator
 from tfrobotserver.app.errors import ApiError, field_errors, internal_error
 from tfrobotserver.app.runtime import Runtime
+from tfrobotserver.app.storable_json import unstorable_body
 from tfrobotserver.dtos.api import FieldError
+from tfrobotserver.redaction import redact, redact_text
 from tfrobotserver.robot.base import Robot
 
 
@@ -57,15 +59,24 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
 
     The body is validated straight from JSON by the action's params model, so that every invalid field
     is reported at once. It is JSON by its content type too: the browser guard (`guard.py`) refused any
-    other, which is what a foreign page could send without a CORS preflight.
+    other, which is what a foreign page could send without a CORS preflight. Before validation, text
+    holding NUL and numbers that are not finite are refused (`storable_json`), whatever the action. A
+    component's refusal is a 422 (`ActionInputError`, its value and message redacted: they may quote
+    the component's configuration) or a 409 (`ActionConflictError`).
     """
     comp, bound = find_action(runtime, robot, component, action)
     owner = runtime.robots[robot]
     Authenticator.require(
         principal, "read" if bound.is_read else "write", f"{bound.alias.resource_op_type} action {action!r}"
     )
+    body = body.strip() or b"{}"
+    unstorable = unstorable_body(body)
+    if unstorable:
+        raise ApiError(
+            422, "invalid_params", f"{len(unstorable)} invalid value(s) for {action!r}; see `errors`", unstorable
+        )
     try:
-        validated = bound.params_model.model_validate_json(body.strip() or b"{}")
+        validated = bound.params_model.model_validate_json(body)
     except ValidationError as exc:
         errors = field_errors(exc.errors(include_url=False))
         raise ApiError(
@@ -80,8 +91,16 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
         else:
             result = await _call(comp, bound, kwargs, {PRINCIPAL: principal, ROBOT: owner})
     except ActionInputError as exc:
-        error = FieldError(path=exc.path, message=exc.message, type="action_input", value=exc.value)
-        raise ApiError(422, "invalid_params", f"{action!r} refused its parameters: {exc}", [error]) from None
+        message = redact_text(exc.message)
+        error = FieldError(path=exc.path, message=message, type="action_input", value=redact(exc.value))
+        raise ApiError(
+            422, "invalid_params", f"{action!r} refused its parameters: {exc.path}: {message}", [error]
+        ) from None
+    except ActionConflictError as exc:
+        error = FieldError(path=exc.path, message=exc.message, type="conflict", value=exc.value)
+        raise ApiError(
+            409, "conflict", f"{action!r}: {exc}", [error], current=exc.current, overwrite=exc.overwrite
+        ) from None
     except Exception as exc:
         raise internal_error(exc, where) from None
     try:

@@ -13,6 +13,7 @@ from tfrobotserver.app.auth import Authenticator
 from tfrobotserver.app.invoke import find_component, find_robot, invoke
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.dtos.api import ActionAliasInfo, ActionInfo, ComponentInfo, ErrorBody, RobotInfo
+from tfrobotserver.redaction import redact
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "missing or unknown bearer token"},
@@ -57,9 +58,9 @@ async def list_robots(runtime: RuntimeDep, _: ReaderDep) -> list[RobotInfo]:
 
 @router.get("/robots/{robot}/components", response_model=list[ComponentInfo])
 async def list_components(robot: str, runtime: RuntimeDep, _: ReaderDep) -> list[ComponentInfo]:
-    """A robot's components with their class and configuration."""
+    """A robot's components with their class and configuration (credentials masked: `redaction`)."""
     return [
-        ComponentInfo(name=name, type=type(comp).__name__, config=comp.model_dump(mode="json"))
+        ComponentInfo(name=name, type=type(comp).__name__, config=redact(comp.model_dump(mode="json")))
         for name, comp in find_robot(runtime, robot).components.items()
     ]
 
@@ -96,6 +97,11 @@ _PARAMS_BODY = {
     openapi_extra=_PARAMS_BODY,
     responses={
         200: {"description": "the action's result, serialized by its return type (see retSchema)"},
+        409: {
+            "model": ErrorBody,
+            "description": "a conflicting write: the key exists, or the element changed since it was read "
+            "(`current` is it now; resend with `overwrite` to replace it anyway)",
+        },
         422: {"model": ErrorBody, "description": "invalid parameters: every field's path and message"},
         500: {"model": ErrorBody, "description": "the component failed; quote errorId"},
         503: {"model": ErrorBody, "description": "the database is unavailable right now; retry (Retry-After)"},

@@ -3,19 +3,26 @@
 Start-up (table creation, component `aon_startup`) runs once, lazily on the first request as
 well as from the lifespan, so that an app driven without lifespan events (httpx's ASGITransport)
 behaves the same as one under Uvicorn.
+
+The server's tables are created from `storage.metadata` (`create_all`), which never alters an existing
+table; a column added to the code since a database was created is added at start-up when the database
+can fill the existing rows (a server default or NULL: `ALTER TABLE … ADD COLUMN … DEFAULT …`, rows kept),
+and a database lacking any other column is refused with the fix.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Final
 
-from sqlalchemy import Connection, inspect, text
+from sqlalchemy import Column, Connection, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.schema import CreateColumn
 
 from tfrobot.brain.memory import watch_lost_connections
 from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT
@@ -27,6 +34,7 @@ from tfrobotserver.storage import metadata
 PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT})
 """Context keys the server can inject into action parameters."""
 _STARTUP_LOCK: Final = 0x7466_7365_7276_6572  # "tfserver": one start-up at a time per PostgreSQL database
+logger = logging.getLogger("tfrobotserver")
 
 
 def load_robots(paths: Sequence[str]) -> list[Robot]:
@@ -42,15 +50,29 @@ def load_robots(paths: Sequence[str]) -> list[Robot]:
     return robots
 
 
-def _missing_columns(conn: Connection) -> dict[str, list[str]]:
-    """table → columns the code needs that the existing table lacks (create_all never alters a table)."""
+def _addable(column: Column[object]) -> bool:
+    """Whether existing rows can be given the column by the database itself (a server default, or NULL)."""
+    return not column.primary_key and (column.server_default is not None or column.nullable is True)
+
+
+def _add_missing_columns(conn: Connection) -> dict[str, list[str]]:
+    """Add the columns the code has and an existing table lacks, where the database can fill the existing
+    rows (`_addable`); return table → the columns still missing (create_all never alters a table)."""
     inspector = inspect(conn)
     stale: dict[str, list[str]] = {}
     for table in metadata.sorted_tables:
         have = {column["name"] for column in inspector.get_columns(table.name)}
-        lacking = [column.name for column in table.columns if column.name not in have]
-        if lacking:
-            stale[table.name] = lacking
+        for column in [c for c in table.columns if c.name not in have]:
+            if not _addable(column):
+                stale.setdefault(table.name, []).append(column.name)
+                continue
+            definition = CreateColumn(column).compile(dialect=conn.dialect)
+            conn.execute(
+                text(f"ALTER TABLE {conn.dialect.identifier_preparer.format_table(table)} ADD COLUMN {definition}")
+            )
+            logger.warning(
+                "the server database lacked %s.%s (an older TFRobot): added as %s", table.name, column.name, definition
+            )
     return stale
 
 
@@ -95,7 +117,7 @@ class Runtime:
                 Path(str(database)).parent.mkdir(parents=True, exist_ok=True)
             async with self.engine.begin() as conn:
                 await conn.run_sync(metadata.create_all)
-                stale = await conn.run_sync(_missing_columns)
+                stale = await conn.run_sync(_add_missing_columns)
             if stale:
                 shown = "; ".join(f"{table} lacks {', '.join(cols)}" for table, cols in stale.items())
                 raise RuntimeError(

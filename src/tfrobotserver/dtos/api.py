@@ -60,3 +60,7 @@ class ErrorBody(HttpModel):
     message: str
     errors: list[FieldError] | None = None
     error_id: str | None = None
+    current: Any = None
+    """409 on a stale update: the element as it is stored now (what changed since it was read)."""
+    overwrite: dict[str, Any] | None = None
+    """409 on a stale update: the parameters that, sent with the others unchanged, overwrite it anyway."""

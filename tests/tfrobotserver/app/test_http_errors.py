@@ -30,7 +30,7 @@ async def test_401_without_or_with_a_bad_token(secured: httpx.AsyncClient, caplo
 async def test_403_when_a_read_token_calls_a_write_action(secured: httpx.AsyncClient) -> None:
     assert (await call(secured, "memory", "aget_docs", headers=bearer(READ_SECRET))).status_code == 200
     for action, params in (
-        ("aupdate_doc", {"doc_id": 1, "keywords": [], "metadata": {}}),
+        ("aupdate_doc", {"doc_id": 1, "doc_version": 1, "keywords": [], "metadata": {}}),
         ("adelete_docs", {"doc_ids": [1]}),
     ):
         response = await call(secured, "memory", action, params, headers=bearer(READ_SECRET))
@@ -86,6 +86,7 @@ async def test_422_for_missing_nested_and_non_object_params(client: httpx.AsyncC
     missing = await call(client, "memory", "aupdate_doc", {"keywords": ["a", 3]})
     assert [(e["path"], e["type"]) for e in missing.json()["errors"]] == [
         ("doc_id", "missing"),
+        ("doc_version", "missing"),
         ("keywords.1", "string_type"),
         ("metadata", "missing"),
     ]

@@ -79,6 +79,7 @@ async def test_get_list_page_and_cursor(client: httpx.AsyncClient) -> None:
         "keywords": ["topic-1", "txt"],
         "docMetadata": {"seeded": True, "n": 11},
         "excerpt": "Demo document 11 of demo about topic 1, filed as Text.",
+        "version": 1,
     }
     first = (await call(client, "memory", "aget_docs_by_cursor", {"page_size": 40})).json()
     assert (len(first["items"]), first["cursor"], first["nextCursor"]) == (40, None, "40")
@@ -94,10 +95,12 @@ async def test_empty_body_means_no_params(client: httpx.AsyncClient) -> None:
 
 
 async def test_update_delete_and_batch_delete_docs(client: httpx.AsyncClient) -> None:
-    updated = await call(client, "memory", "aupdate_doc", {"doc_id": 2, "keywords": ["k"], "metadata": {"a": 1}})
+    update = {"doc_id": 2, "doc_version": 1, "keywords": ["k"], "metadata": {"a": 1}}
+    updated = await call(client, "memory", "aupdate_doc", update)
     assert updated.json() == {"docId": 2, "fileUri": "memory://demo/doc-0002.txt", "fileType": "txt",
                               "keywords": ["k"], "docMetadata": {"a": 1},
-                              "excerpt": "Demo document 2 of demo about topic 2, filed as Text."}  # fmt: skip
+                              "excerpt": "Demo document 2 of demo about topic 2, filed as Text.",
+                              "version": 2}  # fmt: skip
     assert (await call(client, "memory", "aget_doc", {"doc_id": 2})).json()["keywords"] == ["k"]
     assert (await call(client, "memory", "adelete_doc", {"doc_id": 2})).json() is None
     assert (await call(client, "memory", "adelete_docs", {"doc_ids": [1, 2, 3, 4]})).json() == 3
@@ -111,7 +114,7 @@ async def test_create_doc_and_current_user(client: httpx.AsyncClient) -> None:
         client, "memory", "acreate_doc", {"file_uri": "s3://x.pdf", "file_type": "pdf", "owner_id": "local"}
     )
     assert created.json() == {"docId": 43, "fileUri": "s3://x.pdf", "fileType": "pdf", "keywords": [],
-                              "docMetadata": {"owner": "local"}, "excerpt": ""}  # fmt: skip
+                              "docMetadata": {"owner": "local"}, "excerpt": "", "version": 1}  # fmt: skip
 
 
 async def test_graph_actions(client: httpx.AsyncClient) -> None:
@@ -120,13 +123,16 @@ async def test_graph_actions(client: httpx.AsyncClient) -> None:
     assert len(graph["edges"]) == 4
     nodes = (await call(client, "graph", "aget_nodes", {"page": 2, "page_size": 3})).json()
     assert ([n["iri"] for n in nodes["items"]], nodes["total"]) == (["ex:tfrobot"], 4)
-    assert (await call(client, "graph", "aupdate_node", {"iri": "ex:bob", "label": "Robert"})).status_code == 200
+    bob = {"iri": "ex:bob", "node_version": 1, "label": "Robert"}
+    assert (await call(client, "graph", "aupdate_node", bob)).status_code == 200
     edge = {"source": "ex:alice", "target": "ex:paris", "property": "ex:livesIn"}
-    assert (await call(client, "graph", "aupdate_edge", {**edge, "label": "resides in"})).status_code == 200
+    relabel = {**edge, "edge_version": 1, "label": "resides in"}
+    assert (await call(client, "graph", "aupdate_edge", relabel)).status_code == 200
     graph = (await call(client, "graph", "aget_graph")).json()
-    assert graph["nodes"][1] == {"iri": "ex:bob", "label": "Robert", "cls": "Person", "properties": {"age": 29}}
+    assert graph["nodes"][1] == {"iri": "ex:bob", "label": "Robert", "cls": "Person", "properties": {"age": 29},
+                                 "version": 2}  # fmt: skip
     assert {"source": "ex:alice", "target": "ex:paris", "label": "resides in", "property": "ex:livesIn",
-            "properties": {"since": 2019}} in graph["edges"]  # fmt: skip
+            "properties": {"since": 2019}, "version": 2} in graph["edges"]  # fmt: skip
     assert (await call(client, "graph", "adelete_edge", edge)).status_code == 200
     assert (await call(client, "graph", "adelete_node", {"iri": "ex:bob"})).status_code == 200
     graph = (await call(client, "graph", "aget_graph")).json()

@@ -21,6 +21,7 @@ def test_node_json_schema_extra() -> None:
         "nodeLabel": "label",
         "nodeCls": "cls",
         "nodeProperties": "properties",
+        "nodeVersion": "version",
     }
     assert schema["x-actions"] == ["aupdate_node", "adelete_node"]
 
@@ -33,6 +34,7 @@ def test_edge_json_schema_extra() -> None:
         "edgeLabel": "label",
         "edgeProperty": "property",
         "edgeProperties": "properties",
+        "edgeVersion": "version",
     }
     assert schema["x-actions"] == ["aupdate_edge", "adelete_edge"]
 
@@ -45,9 +47,12 @@ def test_ai_memory_doc_json_schema_extra() -> None:
         "fileType": "fileType",
         "keywords": "keywords",
         "docMetadata": "docMetadata",
+        "docVersion": "version",
     }
     assert schema["x-actions"] == ["aupdate_doc", "adelete_doc"]
-    assert list(schema["properties"]) == ["docId", "fileUri", "fileType", "keywords", "docMetadata", "excerpt"]
+    assert list(schema["properties"]) == [
+        "docId", "fileUri", "fileType", "keywords", "docMetadata", "excerpt", "version"
+    ]  # fmt: skip
 
 
 def test_namespace_lives_on_elements_not_on_the_plain_containers() -> None:
@@ -77,7 +82,17 @@ def test_pageable_wire_format_is_camel_case_and_accepts_snake_case() -> None:
     doc = AIMemoryDoc(doc_id=1, file_uri="m://a", file_type="md")
     page = PageableList[AIMemoryDoc](items=[doc], page=2, page_size=5, total=6)
     assert page.model_dump(mode="json") == {
-        "items": [{"docId": 1, "fileUri": "m://a", "fileType": "md", "keywords": [], "docMetadata": {}, "excerpt": ""}],
+        "items": [
+            {
+                "docId": 1,
+                "fileUri": "m://a",
+                "fileType": "md",
+                "keywords": [],
+                "docMetadata": {},
+                "excerpt": "",
+                "version": 1,
+            }
+        ],
         "page": 2,
         "pageSize": 5,
         "total": 6,

@@ -13,6 +13,7 @@ from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.robot.agent import build_brain, check_tools, system_prompt
 from tfrobotserver.robot.base import AgentSpec, Robot
+from tfrobotserver.robot.config import DEMO_CONFIG, LLMConfig, build_robot, load_robot_config
 from tfrobotserver.robot.demo import build_demo_robot
 from tfrobotserver.robot.factory.brain.llm import LLMComponent
 from tfrobotserver.robot.factory.prompt import PromptComponent
@@ -37,11 +38,11 @@ def test_agent_parts_come_from_the_components() -> None:
 
 async def test_a_failing_provider_is_an_error_not_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
-    app = create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()])
+    params = {"base_url": "http://127.0.0.1:9/v1", "max_retries": 0, "timeout": 5}  # deployment settings: the file's
+    config = load_robot_config(DEMO_CONFIG)
+    robot = build_robot(config.model_copy(update={"llm": LLMConfig(provider="openai", model="gpt-4o", params=params)}))
+    app = create_app(ServerSettings(data_dir=tmp_path), robots=[robot])
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
-        params = {"base_url": "http://127.0.0.1:9/v1", "max_retries": 0, "timeout": 5}
-        set_llm = {"provider": "openai", "model": "gpt-4o", "params": params}
-        assert (await client.post("/api/robots/demo/components/llm/actions/aset_llm", json=set_llm)).status_code == 200
         plain = await client.post("/api/robots/demo/chat", json={"message": "hi"})
         assert plain.status_code == 500
         assert plain.json()["error"] == "internal_error"

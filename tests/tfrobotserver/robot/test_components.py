@@ -72,12 +72,24 @@ def test_seed_params_schemas_keep_protocol_keys() -> None:
     memory = MemoryComponent.tfs_bound_actions()
     assert memory["aupdate_doc"].params_schema["properties"] == {
         "doc_id": {"maximum": 2**31 - 1, "minimum": 1, "title": "Doc Id", "type": "integer", "x-ref": "docId"},
+        "doc_version": {
+            "description": "The document's version as you read it (docVersion); if it changed since, the update is "
+            "refused with 409 and nothing is written.",
+            "maximum": 2**31 - 1,
+            "minimum": 1,
+            "title": "Doc Version",
+            "type": "integer",
+            "x-default": "docVersion",
+        },
         "keywords": {"items": {"type": "string"}, "title": "Keywords", "type": "array", "x-default": "keywords"},
         "metadata": {"additionalProperties": True, "title": "Metadata", "type": "object", "x-default": "docMetadata"},
     }
     assert memory["acreate_doc"].params_schema["properties"]["owner_id"] == {
+        "anyOf": [{"type": "string"}, {"type": "null"}],
+        "default": None,
+        "description": "Who will own the document: always the caller (shown for confirmation; another user is "
+        "refused).",
         "title": "Owner Id",
-        "type": "string",
         "x-default": "userId",
         "x-fetch": "aget_current_user",
         "x-ref": "userId",

@@ -126,6 +126,24 @@ async function bodyOf(res: Response): Promise<unknown> {
   }
 }
 
+/**
+ * A 409 on a stale write: the element changed since it was read. `current` is it as stored now;
+ * resending the same parameters with `overwrite` replaces it anyway (a taken key has no `overwrite`).
+ */
+export interface Conflict {
+  message: string;
+  current: unknown;
+  overwrite: Record<string, unknown>;
+}
+
+export function conflictOf(err: unknown): Conflict | null {
+  if (!(err instanceof ApiError) || err.status !== 409) return null;
+  const body = err.body && typeof err.body === "object" ? (err.body as Record<string, unknown>) : {};
+  const overwrite = body.overwrite;
+  if (!overwrite || typeof overwrite !== "object" || Array.isArray(overwrite)) return null;
+  return { message: err.message, current: body.current, overwrite: overwrite as Record<string, unknown> };
+}
+
 /** The `ApiError` of a response that is not ok: the server's message, its error id, 422 field messages. */
 export async function failure(res: Response): Promise<ApiError> {
   const body = await bodyOf(res);

@@ -1,13 +1,14 @@
 /**
  * An action's form: params resolved from the element's scope (x-ref read-only, x-default
  * prefilled, x-fetch when both fail), confirmation for deletes, 422 messages on their fields,
- * cache invalidation after mutations. Also the row/node/edge buttons that open it.
+ * a stale write's 409 with "Reload" / "Overwrite", cache invalidation after mutations. Also the
+ * row/node/edge buttons that open it.
  */
 import { Alert, Badge, Button, Code, Collapse, Group, Loader, Modal, Stack, Text, Tooltip } from "@mantine/core";
 import { modals } from "@mantine/modals";
 import { type ReactNode, createContext, useContext, useEffect, useMemo, useState } from "react";
 
-import { type ActionInfo, ApiError } from "../api/client";
+import { type ActionInfo, ApiError, type Conflict, conflictOf } from "../api/client";
 import { type Params, type Scope, type UiResolution, optionsFor, pruneParams, resolveForUi } from "../protocol/resolver";
 import { fieldsOf, titleOf } from "../protocol/schema";
 import { isDestructive, isMutation, useComponent } from "../views/context";
@@ -131,6 +132,7 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
   const [values, setValues] = useState<Params | null>(null);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [failure, setFailure] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<Conflict | null>(null);
   const [result, setResult] = useState<{ value: unknown } | null>(null);
   const [running, setRunning] = useState(false);
   const [showScope, setShowScope] = useState(false);
@@ -148,21 +150,41 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
   const missing = fields.filter((f) => f.required && current[f.name] === undefined).map((f) => f.name);
   const blockedHere = !props.standalone && !!r.blocked;
 
-  const run = async () => {
+  const run = async (sent: Params = current) => {
     setRunning(true);
     setFailure(null);
+    setConflict(null);
     setErrors({});
     try {
-      const out = await ctx.invoke(action.name, pruneParams(current, fields));
+      const out = await ctx.invoke(action.name, pruneParams(sent, fields));
       if (isMutation(action)) await ctx.afterMutation(action, props.sources ?? []);
       setResult({ value: out });
       if (isMutation(action) && props.onDone) props.onDone();
     } catch (err) {
+      const stale = conflictOf(err);
+      if (stale) {
+        setConflict(stale);
+        return;
+      }
       if (err instanceof ApiError && err.status === 422 && Object.keys(err.fields).length) setErrors(err.fields);
       setFailure(err instanceof Error ? err.message : String(err));
     } finally {
       setRunning(false);
     }
+  };
+
+  /** Show what is stored now: refresh the views (and close the form, which reopens from the fresh row). */
+  const reload = async () => {
+    setConflict(null);
+    await ctx.afterMutation(action, props.sources ?? []);
+    if (props.onDone) props.onDone();
+  };
+
+  /** Keep this form's values: send them again with the version the server named. */
+  const overwrite = (stale: Conflict) => {
+    const sent = { ...current, ...stale.overwrite };
+    setValues(sent);
+    void run(sent);
   };
 
   const submit = () => {
@@ -230,6 +252,25 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
       {failure && (
         <Alert color="red" title="Request failed" role="alert">
           {formError ? `${failure}: ${formError}` : failure}
+        </Alert>
+      )}
+      {conflict && (
+        <Alert color="orange" title="Changed since you read it" role="alert" data-testid="conflict">
+          <Stack gap="xs">
+            <Text size="sm">{conflict.message}</Text>
+            <Text size="sm">Reload to see the change and edit again, or overwrite it with the values of this form.</Text>
+            <Code block data-testid="conflict-current">
+              {JSON.stringify(conflict.current, null, 2)}
+            </Code>
+            <Group gap="xs">
+              <Button size="xs" variant="light" onClick={() => void reload()}>
+                Reload
+              </Button>
+              <Button size="xs" color="orange" loading={running} onClick={() => overwrite(conflict)}>
+                Overwrite
+              </Button>
+            </Group>
+          </Stack>
         </Alert>
       )}
       <Group justify="space-between">

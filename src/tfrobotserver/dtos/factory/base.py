@@ -2,14 +2,15 @@
 
 The x-namespace variables carry the element type as prefix (nodeIri, edgeSource …) because the
 namespace is one space per DataProtocol chain: a bare `id` or `label` on both nodes and docs
-would collide (seed 7.3).
+would collide (seed 7.3). `nodeVersion` / `edgeVersion` go back to the update actions, which refuse a
+write over a newer version (409) rather than lose the other writer's change.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from tfrobotserver.dtos.base import HttpModel
 
@@ -21,6 +22,7 @@ class Node(HttpModel):
     label: str
     cls: str | list[str]
     properties: dict[str, Any] | None = None
+    version: int = Field(default=1, ge=1, description="1 when created, one more per update (nodeVersion).")
 
     model_config: ClassVar[ConfigDict] = ConfigDict(
         json_schema_extra={
@@ -29,6 +31,7 @@ class Node(HttpModel):
                 "nodeLabel": "label",
                 "nodeCls": "cls",
                 "nodeProperties": "properties",
+                "nodeVersion": "version",
             },
             "x-actions": ["aupdate_node", "adelete_node"],
         }
@@ -43,6 +46,7 @@ class Edge(HttpModel):
     label: str
     property: str
     properties: dict[str, Any] | None = None
+    version: int = Field(default=1, ge=1, description="1 when created, one more per update (edgeVersion).")
 
     model_config: ClassVar[ConfigDict] = ConfigDict(
         json_schema_extra={
@@ -52,6 +56,7 @@ class Edge(HttpModel):
                 "edgeLabel": "label",
                 "edgeProperty": "property",
                 "edgeProperties": "properties",
+                "edgeVersion": "version",
             },
             "x-actions": ["aupdate_edge", "adelete_edge"],
         }

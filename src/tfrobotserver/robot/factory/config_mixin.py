@@ -12,7 +12,8 @@ calls `ConfigurableMixin._change_config`, which
 4. applies it to the live component when that transaction commits (the next request sees it; no
    restart).
 
-Either the change is saved, recorded and applied, or none of it.
+Either the change is saved, recorded and applied, or none of it. What a config action returns and
+what the change log lists is redacted (`tfrobotserver.redaction`): a configuration may hold credentials.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.dtos.pageable import PageableList, PageNumber, PageSize
+from tfrobotserver.redaction import redact
 from tfrobotserver.storage import metadata
 
 CONFIG_KIND = "component-config"
@@ -118,8 +120,13 @@ class ConfigurableMixin(TFSComponent):
             saved = await self._saver().aload(SessionDocumentStore(session), self.tfs_path)
         except KeyError:  # nothing saved yet
             return False
-        self._apply(saved)
+        self._apply(self._restored(saved))
         return True
+
+    def _restored(self, saved: TFSComponent) -> TFSComponent:
+        """Hook: the configuration to run from a saved one, `self` being the one the robot file gave; e.g. with
+        the settings only the robot file may decide (deployment settings) put back from `self`."""
+        return saved
 
     def _apply(self, new: TFSComponent) -> None:
         for name in type(self).model_fields:
@@ -162,7 +169,7 @@ class ConfigurableMixin(TFSComponent):
             await session.execute(insert(config_changes), rows)
             # live only once saved: a transaction that fails to commit leaves the running component as it was
             event.listen(session.sync_session, "after_commit", lambda _session: self._apply(new), once=True)
-        return ConfigUpdate(changed=changed, config=new_json)
+        return ConfigUpdate(changed=changed, config=redact(new_json))
 
     def model_post_init(self, context: Any, /) -> None:
         # every configuration is checked, however it arrives: a config action, a robot file, a saved config
@@ -192,8 +199,8 @@ class ConfigurableMixin(TFSComponent):
                 change_id=r["id"],
                 component=r["component_path"],
                 field=r["field"],
-                old_value=r["old_value"],
-                new_value=r["new_value"],
+                old_value=redact(r["old_value"]),
+                new_value=redact(r["new_value"]),
                 changed_by=r["changed_by"],
                 changed_ts=r["changed_ts"],
             )

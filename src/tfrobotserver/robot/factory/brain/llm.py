@@ -5,24 +5,33 @@ request `ChatLLM.construct_request_params` builds for the robot's conversation p
 (system prompt, recalled history with traces, tools), without any network. `acall` sends that
 request once and returns the reply without storing it; a provider error (no key, unreachable,
 rate limit …) is part of the result, not a server error. `aset_llm` changes provider, model or
-parameters at run time; the change is checked by building the LLM before it is applied.
+parameters at run time; the change is checked by building the LLM before it is applied. Only the
+settings `llm_writable.WRITABLE` lists can change over HTTP: endpoints, headers, clients, media roots,
+time-outs stay what the robot file and the environment say (a refused change is a 422 saying where to set
+it). What the dry run and a failed call show is redacted (`tfrobotserver.redaction`).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobot.brain.chain.llms import ChatLLM, LLMError, ScriptedChat, create_llm
 from tfrobot.brain.demo import RULES as DEMO_ROBOT_RULES
 from tfrobotserver.actions.alias import ActionAlias
+from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import ROBOT, Injected, Principal
 from tfrobotserver.dtos.base import HttpModel
+from tfrobotserver.redaction import redact, redact_text
+from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
 from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
+
+logger = logging.getLogger("tfrobotserver")
 
 RobotRef = Annotated[Any, Injected(ROBOT)]
 Message = Annotated[str, Field(min_length=1, description="the new user input")]
@@ -66,6 +75,17 @@ class LLMComponent(ConfigurableMixin):
     """Provider settings (temperature, max_tokens, base_url, rules for `scripted` …); no api_key here.
     The scripted provider without `rules` plays the demo robot's script (`tfrobot.brain.demo.RULES`)."""
     _llm: ChatLLM | None = PrivateAttr(default=None)
+    _file: tuple[str, dict[str, Any]] = PrivateAttr(default=("", {}))
+    """The provider and the deployment settings this component was built with (the robot file's)."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        self._file = (self.provider, deployment_part(self.params))
+
+    def _deployment(self, provider: str) -> dict[str, Any]:
+        """The deployment settings `provider` runs with: the robot file's if it configured that provider."""
+        file_provider, settings = self._file
+        return dict(settings) if provider == file_provider else {}
 
     def _validate_config(self, new: Any) -> None:
         if "api_key" in new.params:
@@ -74,8 +94,34 @@ class LLMComponent(ConfigurableMixin):
             )
         try:
             _build(new.provider, new.model, new.params)
-        except (LLMError, ValueError, TypeError) as exc:  # ValidationError is a ValueError
+        except ValidationError as exc:  # each problem without its input, which may be a header's value
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'params'}: {e['msg']}" for e in exc.errors(include_url=False)
+            )
+            raise ActionInputError("params", f"cannot build the {new.provider!r} LLM: {problems}", new.params) from None
+        except (LLMError, ValueError, TypeError) as exc:
             raise ActionInputError("params", f"cannot build the {new.provider!r} LLM: {exc}", new.params) from None
+
+    def _restored(self, saved: TFSComponent) -> TFSComponent:
+        """The saved provider, model and writable settings with the robot file's deployment settings: whatever
+        deployment settings a saved configuration holds (an older TFRobot saved them) are ignored."""
+        assert isinstance(saved, LLMComponent)
+        kept = self._deployment(saved.provider)
+        ignored = deployment_part(saved.params)
+        if ignored != kept:
+            logger.warning(
+                "%s: the saved configuration's deployment settings (%s) differ from the robot file's, which alone "
+                "decide them: the saved ones are ignored",
+                self.tfs_path,
+                ", ".join(sorted(set(ignored) | set(kept))),
+            )
+        try:
+            return LLMComponent(
+                provider=saved.provider, model=saved.model, params=merged(kept, writable_part(saved.params))
+            )
+        except ValidationError:
+            logger.warning("%s: the saved configuration cannot run without them; the robot file's runs", self.tfs_path)
+            return self
 
     def _config_applied(self) -> None:
         self._llm = None
@@ -95,7 +141,7 @@ class LLMComponent(ConfigurableMixin):
 
         llm = self.llm()
         request = await dry_run_request(robot, message, conversation_id, llm)
-        return LLMRequest(provider=self.provider, model=llm.model, request=request)
+        return LLMRequest(provider=self.provider, model=llm.model, request=redact(request))
 
     @tfs_action(
         alias=ActionAlias(resource="llm_reply", resource_op_type="create"),
@@ -109,12 +155,15 @@ class LLMComponent(ConfigurableMixin):
         try:
             reply = await llm.agenerate(user_input, history, chain.tools or None)
         except LLMError as exc:
-            return LLMReply(provider=self.provider, model=llm.model, error=f"{type(exc).__name__}: {exc}")
+            error = redact_text(f"{type(exc).__name__}: {exc}")
+            return LLMReply(provider=self.provider, model=llm.model, error=error)
         return LLMReply(provider=self.provider, model=llm.model, message=reply.model_dump(mode="json"))
 
     @tfs_action(
         alias=ActionAlias(resource="llm", resource_op_type="config"),
-        description="Change provider, model and/or parameters (checked by building the LLM; saved; recorded).",
+        description="Change provider, model and/or parameters (checked by building the LLM; saved; recorded). "
+        "`params` replaces the writable settings (temperature, max_tokens, reasoning, scripted rules …); "
+        "endpoints, headers, clients and media roots are the robot file's and cannot be set here.",
     )
     async def aset_llm(
         self,
@@ -124,13 +173,16 @@ class LLMComponent(ConfigurableMixin):
         model: str | None = None,
         params: dict[str, Any] | None = None,
     ) -> ConfigUpdate:
+        if provider is None and model is None and params is None:
+            raise ActionInputError("provider", "give at least one of provider, model, params", None)
+        target = self.provider if provider is None else provider
+        if params is not None:
+            check_writable(target, params)
         changes: dict[str, Any] = {}
         if provider is not None:
             changes["provider"] = provider
         if model is not None:
             changes["model"] = model
-        if params is not None:
-            changes["params"] = params
-        if not changes:
-            raise ActionInputError("provider", "give at least one of provider, model, params", None)
+        writable = writable_part(self.params if params is None else params)
+        changes["params"] = merged(self._deployment(target), writable)
         return await self._change_config(async_session, principal, changes)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from tfrobotserver.robot.base import Robot
 from tfrobotserver.robot.factory.brain.llm import LLMComponent
+from tfrobotserver.robot.factory.config_mixin import SessionDocumentStore
 
 from .....tfrobotserver.conftest import act, refused
 
@@ -78,3 +80,66 @@ async def test_reconfigure_validated_recorded_persisted(
         assert config["llm"] == {"provider": "openai", "model": "gpt-4o", "params": {"temperature": 0.2}}
         dry = await act(restarted, "llm", "adry_run", {"message": "hello"})
         assert dry["request"]["model"] == "gpt-4o"
+
+
+FILE_PARAMS = {"base_url": "http://127.0.0.1:9/v1", "max_retries": 0, "temperature": 0.5}
+"""What a robot file sets: a deployment setting (base_url, max_retries) beside a writable one."""
+
+
+def _openai_robot() -> list[Robot]:
+    return [Robot("demo", {"llm": LLMComponent(provider="openai", model="gpt-4o", params=FILE_PARAMS)})]
+
+
+async def test_deployment_settings_are_refused_over_http_with_where_to_set_them(
+    serve: Callable[[list[Robot] | None], httpx.AsyncClient],
+) -> None:
+    """Regression: a write token set `base_url` to its own URL, and the server sent its key there."""
+    async with serve(_openai_robot()) as api:
+        refusal = await refused(api, "llm", "aset_llm", {"params": {"base_url": "https://attacker.example/v1"}})
+        error = refusal["errors"][0]
+        assert error["path"] == "params.base_url"
+        assert "deployment setting" in error["message"]
+        assert (
+            "the robot file (`llm.params.base_url`) or OPENAI_BASE_URL in the server's environment" in error["message"]
+        )
+        for params in ({"media_roots": ["/"]}, {"extra_params": {"extra_headers": {"x": "y"}}}, {"timeout": 1e6}):
+            assert (await refused(api, "llm", "aset_llm", {"params": params}))["errors"][0]["path"].startswith(
+                "params."
+            )
+        gemini = await refused(api, "llm", "aset_llm", {"params": {"extra_params": {"config": {"http_options": {}}}}})
+        assert gemini["errors"][0]["path"] == "params.extra_params.config.http_options"
+        changed = await act(api, "llm", "aset_llm", {"params": {"temperature": 0.1, "extra_params": {"top_p": 0.9}}})
+        assert changed["config"]["params"] == {**FILE_PARAMS, "temperature": 0.1, "extra_params": {"top_p": 0.9}}
+        assert (await act(api, "llm", "aset_llm", {"model": "gpt-4o-mini"}))["config"]["params"]["base_url"] == (
+            FILE_PARAMS["base_url"]
+        )
+
+
+async def test_a_provider_change_does_not_carry_the_file_s_endpoint_to_another_provider(
+    serve: Callable[[list[Robot] | None], httpx.AsyncClient],
+) -> None:
+    """Regression: after `provider: anthropic` over HTTP the OpenAI base_url went along, with the Anthropic key."""
+    async with serve(_openai_robot()) as api:
+        moved = await act(api, "llm", "aset_llm", {"provider": "anthropic", "model": "claude-sonnet-4-6"})
+        assert moved["config"]["params"] == {"temperature": 0.5}
+        back = await act(api, "llm", "aset_llm", {"provider": "openai", "model": "gpt-4o"})
+        assert back["config"]["params"] == FILE_PARAMS
+
+
+async def test_a_saved_configuration_with_deployment_settings_has_them_ignored(
+    serve: Callable[[list[Robot] | None], httpx.AsyncClient], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Regression: an endpoint saved over HTTP by an older server (the attack, persisted) came back at start-up."""
+    async with serve(_openai_robot()) as api:
+        app = api._transport.app  # type: ignore[attr-defined]
+        await app.state.runtime.ensure_started()
+        component = app.state.runtime.robots["demo"].components["llm"]
+        poisoned = LLMComponent(provider="openai", model="gpt-4o", params={**FILE_PARAMS, "base_url": "https://evil/v1",
+                                                                           "temperature": 0.3})  # fmt: skip
+        async with app.state.runtime.sessions.begin() as session:
+            await component._saver().asave(poisoned, SessionDocumentStore(session), component.tfs_path)
+    async with serve(_openai_robot()) as restarted:
+        config = {c["name"]: c["config"] for c in (await restarted.get("/api/robots/demo/components")).json()}
+        assert config["llm"]["params"] == {**FILE_PARAMS, "temperature": 0.3}
+    assert "demo/llm: the saved configuration's deployment settings (base_url, max_retries) differ" in caplog.text
+    assert "evil" not in caplog.text

@@ -11,7 +11,8 @@ from tfrobotserver.dtos.pageable import PageableList
 
 
 class AIMemoryDoc(HttpModel):
-    """One document row: its x-namespace feeds aupdate_doc / adelete_doc of the same row."""
+    """One document row: its x-namespace feeds aupdate_doc / adelete_doc of the same row (`docVersion`: the
+    version an update sends back, so that a write over a newer version is refused instead of losing it)."""
 
     doc_id: int
     file_uri: str
@@ -19,6 +20,7 @@ class AIMemoryDoc(HttpModel):
     keywords: list[str] = Field(default_factory=list)
     doc_metadata: dict[str, Any] = Field(default_factory=dict)
     excerpt: str = Field(default="", description="The first 200 characters of the document's text.")
+    version: int = Field(default=1, ge=1, description="1 when created, one more per update.")
 
     model_config: ClassVar[ConfigDict] = ConfigDict(
         json_schema_extra={
@@ -28,6 +30,7 @@ class AIMemoryDoc(HttpModel):
                 "fileType": "fileType",
                 "keywords": "keywords",
                 "docMetadata": "docMetadata",
+                "docVersion": "version",
             },
             "x-actions": ["aupdate_doc", "adelete_doc"],
         }

@@ -7,6 +7,11 @@ document's text for full-text search: a stored generated `text_tsv` column
 (`to_tsvector('simple', text_content)`) with a GIN index on PostgreSQL, an external-content FTS5
 table kept in step by triggers on SQLite. Keywords are JSONB with a GIN index on PostgreSQL (`@>`),
 JSON searched with `json_each` on SQLite.
+
+Every row has a `version` (1 when created, one more per update). `aupdate_doc` takes back the version
+the caller read (`doc_version`, x-default `docVersion` from the row's scope, so the console sends it) and
+writes only if the row is still at it, in one `UPDATE … WHERE version = :read`; a stale write is refused
+with 409 `conflict`, carrying the document as it is now and the `doc_version` that would overwrite it.
 """
 
 from __future__ import annotations
@@ -46,10 +51,11 @@ from sqlalchemy.sql.elements import ColumnClause
 
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.decorator import tfs_action
-from tfrobotserver.actions.errors import ActionInputError
+from tfrobotserver.actions.errors import ActionConflictError, ActionInputError
 from tfrobotserver.actions.typing_tools import class_bindings
 from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDocPage, TDoc
 from tfrobotserver.dtos.pageable import MAX_INT32, CursorPageableList, PageNumber, PageSize
+from tfrobotserver.robot.factory.brain.memory.batches import chunks
 from tfrobotserver.storage import metadata
 
 memory_docs = Table(
@@ -62,6 +68,7 @@ memory_docs = Table(
     Column("keywords", JSON().with_variant(JSONB(), "postgresql"), nullable=False),
     Column("doc_metadata", JSON, nullable=False),
     Column("text_content", Text, nullable=False, server_default=""),
+    Column("version", Integer, nullable=False, server_default=text("1")),
     Index("ix_memory_docs_collection_id", "collection", "id"),
 )
 _PG_TSV: ColumnClause[Any] = literal_column("memory_docs.text_tsv")
@@ -104,6 +111,18 @@ def _after(cursor: str | None) -> int:
 
 
 DocId = Annotated[int, Field(ge=1, le=MAX_INT32, json_schema_extra={"x-ref": "docId"})]
+DocVersion = Annotated[
+    int,
+    Field(
+        ge=1,
+        le=MAX_INT32,
+        description="The document's version as you read it (docVersion); if it changed since, the update is "
+        "refused with 409 and nothing is written.",
+        json_schema_extra={"x-default": "docVersion"},
+    ),
+]
+MAX_BATCH = 100_000
+"""Most ids `adelete_docs` takes in one call (deleted in chunks of `batches.CHUNK`)."""
 
 
 _DOC_TYPES: dict[type, type[Any]] = {}
@@ -128,6 +147,7 @@ class DpeManageMixin(Generic[TDoc]):
         memory_docs.c.keywords,
         memory_docs.c.doc_metadata,
         func.substr(memory_docs.c.text_content, 1, 200).label("excerpt"),
+        memory_docs.c.version,
     )
 
     def _doc(self, row: RowMapping | Mapping[str, Any]) -> TDoc:
@@ -231,14 +251,26 @@ class DpeManageMixin(Generic[TDoc]):
         self,
         async_session: AsyncSession,
         doc_id: DocId,
+        doc_version: DocVersion,
         keywords: Annotated[list[str], Field(json_schema_extra={"x-default": "keywords"})],
         metadata: Annotated[dict[str, Any], Field(json_schema_extra={"x-default": "docMetadata"})],
     ) -> TDoc:
-        """Replace a document's keywords and metadata."""
-        await self._one(async_session, doc_id)
-        await async_session.execute(
-            update(memory_docs).where(memory_docs.c.id == doc_id).values(keywords=keywords, doc_metadata=metadata)
-        )
+        """Replace a document's keywords and metadata if it is still at `doc_version` (409 if it changed)."""
+        c = memory_docs.c
+        where = (c.collection == self.collection) & (c.id == doc_id) & (c.version == doc_version)
+        changes = {"keywords": keywords, "doc_metadata": metadata, "version": c.version + 1}
+        result = await async_session.execute(update(memory_docs).where(where).values(**changes))
+        if not cast("CursorResult[Any]", result).rowcount:
+            current = await self._one(async_session, doc_id)  # a 422 when there is no such document
+            raise ActionConflictError(
+                "doc_version",
+                f"document {doc_id} changed since you read it: you sent version {doc_version}, it is at version "
+                f"{current.version} now (see `current`); reload it and apply your change again, or overwrite it by "
+                f"sending doc_version {current.version}",
+                doc_version,
+                current=current.model_dump(mode="json", by_alias=True),
+                overwrite={"doc_version": current.version},
+            )
         return await self._one(async_session, doc_id)
 
     @tfs_action(alias=ActionAlias(category="pageable", resource="doc", resource_op_type="delete"))
@@ -253,13 +285,16 @@ class DpeManageMixin(Generic[TDoc]):
         async_session: AsyncSession,
         doc_ids: Annotated[
             list[Annotated[int, Field(ge=1, le=MAX_INT32)]],
-            Field(min_length=1, json_schema_extra={"x-ref": "allDocIds"}),
+            Field(min_length=1, max_length=MAX_BATCH, json_schema_extra={"x-ref": "allDocIds"}),
         ],
     ) -> int:
-        """Delete every listed document of this collection (the page's batch action); returns the count."""
-        where = (memory_docs.c.collection == self.collection) & memory_docs.c.id.in_(doc_ids)
-        result = await async_session.execute(delete(memory_docs).where(where))
-        return int(getattr(result, "rowcount", 0))
+        """Delete every listed document of this collection (the page's batch action, up to 100,000 ids);
+        returns the count."""
+        deleted = 0
+        for chunk in chunks(sorted(set(doc_ids))):
+            where = (memory_docs.c.collection == self.collection) & memory_docs.c.id.in_(chunk)
+            deleted += cast("CursorResult[Any]", await async_session.execute(delete(memory_docs).where(where))).rowcount
+        return deleted
 
     async def _insert(self, session: AsyncSession, values: Mapping[str, Any]) -> int:
         result = await session.execute(insert(memory_docs).values(collection=self.collection, **values))

@@ -1,9 +1,12 @@
 """The demo memory component: documents in SQLite plus the read actions its forms fetch from.
 
-`acreate_doc` shows x-fetch: its owner defaults to the caller (`userId`, fetched with
-`aget_current_user` when no row provides it) and its file type to the first accepted type
-(`fileTypeOptions`, an Options namespace fetched with `aget_doc_types`). `aingest_file` turns an
-uploaded text, Markdown or PDF file into a document with its text (searchable) and keywords.
+`acreate_doc` shows x-fetch: its owner is shown as the caller (`userId`, fetched with
+`aget_current_user` when no row provides it) and its file type defaults to the first accepted type
+(`fileTypeOptions`, an Options namespace fetched with `aget_doc_types`). The owner a document is
+stored with is always the caller, set by the server from the principal: the form shows who that will
+be, and an `owner_id` naming anyone else is refused. `aingest_file` turns an uploaded text, Markdown
+or PDF file into a document with its text (searchable) and keywords; NUL characters, which the stores
+cannot hold and which carry no text, are dropped from the extracted text.
 """
 
 from __future__ import annotations
@@ -92,20 +95,33 @@ class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
         file_type: Annotated[
             str, Field(json_schema_extra={"x-default": "fileTypeOptions.keys[0]", "x-fetch": "aget_doc_types"})
         ],
+        principal: Principal,
         owner_id: Annotated[
-            str, Field(json_schema_extra={"x-ref": "userId", "x-default": "userId", "x-fetch": "aget_current_user"})
-        ],
+            str | None,
+            Field(
+                description="Who will own the document: always the caller (shown for confirmation; another user "
+                "is refused).",
+                json_schema_extra={"x-ref": "userId", "x-default": "userId", "x-fetch": "aget_current_user"},
+            ),
+        ] = None,
         keywords: list[str] | None = None,
         text: str = "",
     ) -> AIMemoryDoc:
-        """Register a document (its text is optional); the owner is kept in its metadata."""
+        """Register a document (its text is optional); the caller is kept as its owner in its metadata."""
         if file_type not in self.file_types:
             raise ActionInputError("file_type", f"must be one of {sorted(self.file_types)}", file_type)
+        if owner_id is not None and owner_id != principal.name:
+            raise ActionInputError(
+                "owner_id",
+                f"a document is owned by whoever creates it, here {principal.name!r}; omit owner_id or send your own "
+                "(aget_current_user)",
+                owner_id,
+            )
         values: dict[str, Any] = {
             "file_uri": file_uri,
             "file_type": file_type,
             "keywords": keywords or [],
-            "doc_metadata": {"owner": owner_id},
+            "doc_metadata": {"owner": principal.name},
             "text_content": text,
         }
         return await self._one(async_session, await self._insert(async_session, values))
@@ -134,12 +150,14 @@ class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
             extracted = extract(file_type, data)
         except IngestError as exc:
             raise ActionInputError("content_base64", str(exc), None) from None
-        metadata = {"owner": principal.name, "fileName": file_name, "bytes": len(data), **extracted.metadata}
+        text = extracted.text.replace("\x00", "")
+        found = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in extracted.metadata.items()}
+        metadata = {**found, "fileName": file_name, "bytes": len(data), "owner": principal.name}
         values: dict[str, Any] = {
             "file_uri": f"upload://{self.collection}/{file_name}",
             "file_type": file_type,
-            "keywords": keywords if keywords is not None else extract_keywords(extracted.text),
+            "keywords": keywords if keywords is not None else extract_keywords(text),
             "doc_metadata": metadata,
-            "text_content": extracted.text,
+            "text_content": text,
         }
         return await self._one(async_session, await self._insert(async_session, values))

@@ -87,13 +87,65 @@ async def test_ingest_refuses_what_it_cannot_read(api: httpx.AsyncClient) -> Non
 
 
 async def test_update_delete_batch_delete(api: httpx.AsyncClient) -> None:
-    updated = await act(api, "memory", "aupdate_doc", {"doc_id": 2, "keywords": ["k"], "metadata": {"a": 1}})
-    assert (updated["keywords"], updated["docMetadata"]) == (["k"], {"a": 1})
+    update = {"doc_id": 2, "doc_version": 1, "keywords": ["k"], "metadata": {"a": 1}}
+    updated = await act(api, "memory", "aupdate_doc", update)
+    assert (updated["keywords"], updated["docMetadata"], updated["version"]) == (["k"], {"a": 1}, 2)
     by_kw = await act(api, "memory", "asearch_docs", {"query": "k", "mode": "keyword"})
     assert [d["docId"] for d in by_kw["items"]] == [2]
     assert await act(api, "memory", "adelete_docs", {"doc_ids": [1, 2, 3, 99]}) == 3
     assert (await act(api, "memory", "aget_docs"))["total"] == 39
     assert (await refused(api, "memory", "adelete_doc", {"doc_id": 2}))["errors"][0]["path"] == "doc_id"
+    gone = await refused(api, "memory", "aupdate_doc", {**update, "doc_version": 2})
+    assert gone["errors"][0]["path"] == "doc_id"
+
+
+async def test_a_stale_update_is_refused_with_what_changed_and_how_to_overwrite(api: httpx.AsyncClient) -> None:
+    """Regression: an update over a version it had not read replaced the other writer's change silently."""
+    read = await act(api, "memory", "aget_doc", {"doc_id": 5})
+    mine = {"doc_id": 5, "doc_version": read["version"], "keywords": [*read["keywords"], "mine"], "metadata": {}}
+    theirs = {**mine, "keywords": [*read["keywords"], "theirs"]}
+    assert (await act(api, "memory", "aupdate_doc", theirs))["version"] == 2
+    stale = await refused(api, "memory", "aupdate_doc", mine, status=409)
+    assert stale["error"] == "conflict"
+    assert stale["errors"] == [
+        {"path": "doc_version", "message": stale["errors"][0]["message"], "type": "conflict", "value": 1}
+    ]
+    assert "changed since you read it" in stale["message"]
+    assert "reload it and apply your change again, or overwrite it by sending doc_version 2" in stale["message"]
+    assert stale["current"]["keywords"] == [*read["keywords"], "theirs"]
+    assert stale["current"]["version"] == 2
+    assert stale["overwrite"] == {"doc_version": 2}
+    assert (await act(api, "memory", "aget_doc", {"doc_id": 5}))["keywords"] == [*read["keywords"], "theirs"]
+    overwritten = await act(api, "memory", "aupdate_doc", {**mine, **stale["overwrite"]})
+    assert (overwritten["keywords"], overwritten["version"]) == ([*read["keywords"], "mine"], 3)
+
+
+async def test_owner_is_the_caller_not_the_body(api: httpx.AsyncClient) -> None:
+    """Regression: `acreate_doc` stored whatever `owner_id` the body named."""
+    forged = await refused(api, "memory", "acreate_doc", {"file_uri": "m://f", "file_type": "md", "owner_id": "boss"})
+    assert (forged["errors"][0]["path"], forged["errors"][0]["value"]) == ("owner_id", "boss")
+    assert "owned by whoever creates it, here 'local'" in forged["errors"][0]["message"]
+    for params in ({}, {"owner_id": "local"}):
+        doc = await act(api, "memory", "acreate_doc", {"file_uri": "m://o", "file_type": "md", **params})
+        assert doc["docMetadata"] == {"owner": "local"}
+
+
+async def test_ingested_text_and_its_title_lose_nul_characters(api: httpx.AsyncClient) -> None:
+    """Regression: a file whose text holds NUL (U+0000) failed on PostgreSQL with a 500."""
+    md = "# Ti\x00tle\n\nnul\x00 inside the body text\n"
+    doc = await act(api, "memory", "aingest_file", {"file_name": "nul.md", "content_base64": b64(md)})
+    assert doc["docMetadata"]["title"] == "Title"
+    assert "\x00" not in doc["excerpt"]
+    assert doc["excerpt"].startswith("# Title")
+
+
+async def test_batch_delete_of_more_ids_than_a_statement_binds(api: httpx.AsyncClient) -> None:
+    """Regression: 40,000 ids went into one IN (…): asyncpg's 32,767-parameter limit answered a 503 "retry"."""
+    ids = list(range(1, 40_001))
+    assert await act(api, "memory", "adelete_docs", {"doc_ids": ids}) == 42
+    assert (await act(api, "memory", "aget_docs"))["total"] == 0
+    too_many = await refused(api, "memory", "adelete_docs", {"doc_ids": list(range(1, 100_002))})
+    assert (too_many["errors"][0]["path"], too_many["errors"][0]["type"]) == ("doc_ids", "too_long")
 
 
 async def test_file_types_are_configuration_changed_at_run_time(api: httpx.AsyncClient) -> None:

@@ -1,0 +1,120 @@
+"""Credentials out of everything the server shows: configurations, listings, errors and log lines.
+
+The server holds secrets it must use but never show: a DSN's password (`memory_url`, `database_url`), API
+keys and tokens in a provider's settings (`extra_params.extra_headers`), a key in a URL's query string
+(`?key=`). Configurations are shown to read tokens (`GET …/components`), returned by config actions and
+recorded in change logs; errors echo values; logs print exceptions. Each of those goes through this
+module, one set of rules:
+
+- a mapping entry whose *name* says it holds a secret (`password`, `api_key`, `x-api-key`, `Authorization`,
+  `*_token`, `secret`, `cookie` …; see `is_secret_name`) has its scalar values replaced by `MASK`, nested
+  ones included (the shape stays, so a reader still sees which settings are set);
+- in any text: a URL's password (`postgresql+asyncpg://u:SECRET@h/db` → `u:***@h/db`, the form SQLAlchemy's
+  `render_as_string(hide_password=True)` gives), the value of a secret-named query parameter (`?key=…`),
+  credentials after an HTTP auth scheme (`Bearer …`: a word with a digit or one of `._~+/=-`), and
+  `name=value` / `"name": "value"` pairs with a secret name, as they appear in reprs and messages.
+
+Data (documents, graphs, messages) is not redacted: it is what the user stored, and masking it would make
+a read-modify-write client send the mask back. SQLAlchemy's URL rendering covers only database URLs and no
+library covers headers, query keys and reprs together, hence these few linear-time expressions.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+MASK = "***"
+
+_SECRET_SUFFIXES = (
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "secretkey",
+    "signingkey",
+    "authorization",
+    "credential",
+    "credentials",
+    "cookie",
+    "signature",
+)
+_SECRET_NAMES = frozenset({"key", "auth", "pwd", "sig"})
+_NAME = r"[A-Za-z][A-Za-z0-9_.\-]{0,80}"
+
+_URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s:/@?#]*:)(?P<secret>[^\s/?#]+)(?=@)")
+_QUERY_PARAM = re.compile(rf"(?P<head>[?&;](?P<name>{_NAME})=)(?P<secret>[^&#\s\"'<>]+)")
+_TOKEN_CHARS = r"[A-Za-z0-9._~+/=\-]"
+_SCHEMES = r"(?:[Bb]earer|Basic|Digest|Token)"
+_AUTH_SCHEME = re.compile(rf"(?P<head>\b{_SCHEMES}\s+)(?P<secret>(?={_TOKEN_CHARS}*[0-9._~+/=\-]){_TOKEN_CHARS}{{6,}})")
+_PAIR = re.compile(
+    rf"(?P<head>(?P<quote>[\"']?)(?P<name>{_NAME})(?P=quote)\s*[:=]\s*)"
+    rf"(?P<secret>\"[^\"\n]*\"|'[^'\n]*'|(?:{_SCHEMES}\s+)?[^\s\"',;&}}\])]+)"
+)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a setting, header or parameter called `name` holds a credential (`x-api-key`, `apiKey`,
+    `DB_PASSWORD`, `refresh_token` …); `max_tokens`, `keywords` and `token_count` do not."""
+    flat = re.sub(r"[^a-z0-9]", "", name.lower())
+    return flat in _SECRET_NAMES or flat.endswith(_SECRET_SUFFIXES)
+
+
+def _masked_if_secret(match: re.Match[str]) -> str:
+    if not is_secret_name(match["name"]):
+        return match[0]
+    quote = match["secret"][0]
+    return match["head"] + (quote + MASK + quote if quote in "\"'" else MASK)
+
+
+def redact_text(text: str) -> str:
+    """`text` with every credential it shows masked (URL passwords, secret query parameters, auth schemes,
+    secret-named pairs); everything else unchanged. Idempotent."""
+    if not text:
+        return text
+    text = _URL_PASSWORD.sub(lambda m: m["head"] + MASK, text)
+    text = _QUERY_PARAM.sub(_masked_if_secret, text)
+    text = _AUTH_SCHEME.sub(lambda m: m["head"] + MASK, text)
+    return _PAIR.sub(_masked_if_secret, text)
+
+
+def redact(value: Any, *, secret: bool = False) -> Any:
+    """A JSON-like value (dicts, lists, scalars) with its credentials masked: every scalar under a secret-named
+    key (at any depth below it) becomes `MASK`, every other string goes through `redact_text`. Returns new
+    containers; the input is not modified. `secret`: `value` sits under a secret-named key."""
+    if isinstance(value, dict):
+        return {k: redact(v, secret=secret or (isinstance(k, str) and is_secret_name(k))) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(item, secret=secret) for item in value]
+    if secret and value is not None and value != "" and not isinstance(value, bool):
+        return MASK
+    if isinstance(value, str):
+        return redact_text(value)
+    return value
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that masks credentials in a record's message and its formatted exception."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = redact_text(record.getMessage())
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact_text(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact_text(record.stack_info)
+        return True
+
+
+def install_log_redaction(*names: str) -> None:
+    """Put one `RedactingFilter` on each named logger (once, however often it is called)."""
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
+            logger.addFilter(RedactingFilter())

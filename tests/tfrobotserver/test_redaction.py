@@ -1,0 +1,92 @@
+"""Credentials are masked wherever the server shows a configuration, an error or a log line."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from tfrobotserver.redaction import MASK, RedactingFilter, is_secret_name, redact, redact_text
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("postgresql+asyncpg://u:SECRET@h/db", "postgresql+asyncpg://u:***@h/db"),
+        ("postgresql://u:p@ss@host:5432/db?sslmode=require", "postgresql://u:***@host:5432/db?sslmode=require"),
+        ("https://proxy.local/v1?key=SECRET&alt=json", "https://proxy.local/v1?key=***&alt=json"),
+        ("https://h/v1?api_key=SECRET", "https://h/v1?api_key=***"),
+        ("Authorization: Bearer SECRETabcdef", "Authorization: ***"),
+        ("sent Bearer sk-SECRET123 to the proxy", "sent Bearer *** to the proxy"),
+        ("{'x-api-key': 'SECRET', 'n': 1}", "{'x-api-key': '***', 'n': 1}"),
+        ('{"password": "two SECRET words"}', '{"password": "***"}'),
+        ("api_key=SECRET and refresh_token=SECRET", "api_key=*** and refresh_token=***"),
+    ],
+)
+def test_credentials_in_text_are_masked(text: str, shown: str) -> None:
+    assert redact_text(text) == shown
+    assert redact_text(shown) == shown  # idempotent
+    assert "SECRET" not in redact_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "max_tokens=10 keywords=a,b token_count: 3",
+        "sqlite+aiosqlite:////home/u/.local/share/tfrobot/server.sqlite3",
+        "http://host:8080/path@version",
+        "no token configured: every caller has read and write access",
+        "Basic settings and a Bearer of news",
+        "mail me at a@b.example",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("name", ["api_key", "x-api-key", "apiKey", "Authorization", "DB_PASSWORD", "secret",
+                                  "refresh_token", "key", "Cookie", "aws_secret_access_key"])  # fmt: skip
+def test_secret_names(name: str) -> None:
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize("name", ["max_tokens", "keywords", "token_count", "secret_env", "base_url", "monkey"])
+def test_names_that_are_not_secrets(name: str) -> None:
+    assert not is_secret_name(name)
+
+
+def test_configurations_keep_their_shape_with_values_masked() -> None:
+    config = {
+        "memory_url": "postgresql+asyncpg://tf:SECRET@db/prod",
+        "params": {
+            "base_url": "https://gw.local/v1?key=SECRET",
+            "max_tokens": 512,
+            "extra_params": {"extra_headers": {"Authorization": "Bearer SECRET", "x-api-key": "SECRET"}},
+            "token": None,
+            "password": {"nested": "SECRET-but-under-a-name"},
+        },
+        "rules": [{"reply": "a Bearer abc.def-SECRET token"}],
+    }
+    shown = redact(config)
+    assert "SECRET" not in repr(shown)
+    assert shown["memory_url"] == "postgresql+asyncpg://tf:***@db/prod"
+    assert shown["params"]["max_tokens"] == 512
+    assert shown["params"]["extra_params"]["extra_headers"] == {"Authorization": MASK, "x-api-key": MASK}
+    assert shown["params"]["token"] is None
+    assert shown["params"]["password"] == {"nested": MASK}
+    assert config["params"]["extra_params"]["extra_headers"]["x-api-key"] == "SECRET"  # the input is not modified
+
+
+def test_log_records_and_their_tracebacks_are_masked(caplog: pytest.LogCaptureFixture) -> None:
+    logger = logging.getLogger("tests.redaction")
+    logger.addFilter(RedactingFilter())
+    try:
+        try:
+            raise RuntimeError("cannot reach postgresql://u:SECRET@h/db with x-api-key=SECRET")
+        except RuntimeError:
+            logger.exception("failed on %s", "https://h/?key=SECRET")
+    finally:
+        logger.filters.clear()
+    assert "SECRET" not in caplog.text
+    assert "u:***@h/db" in caplog.text
+    assert "key=***" in caplog.text
