@@ -78,3 +78,13 @@ async def test_reconfigure_validated_recorded_persisted(
         assert config["llm"] == {"provider": "openai", "model": "gpt-4o", "params": {"temperature": 0.2}}
         dry = await act(restarted, "llm", "adry_run", {"message": "hello"})
         assert dry["request"]["model"] == "gpt-4o"
+
+
+async def test_a_rule_pattern_re2_cannot_compile_is_refused_and_nothing_changes(api: httpx.AsyncClient) -> None:
+    """Regression: `aset_llm` saved an invalid pattern, and every later turn was a 500."""
+    body = await refused(api, "llm", "aset_llm", {"params": {"rules": [{"user": "(", "reply": "x"}]}})
+    assert body["errors"][0]["path"] == "params"
+    assert "'(' is not an RE2 pattern (missing ): ()" in body["errors"][0]["message"]
+    turn = await api.post("/api/robots/demo/chat", json={"message": "weather in Paris and Tokyo?"})
+    assert turn.status_code == 200, turn.text
+    assert (await act(api, "llm", "aget_config_changes"))["total"] == 0
