@@ -1,0 +1,69 @@
+"""The memory component's `aingest_file`: a costly PDF is read off the event loop, within its limits."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import httpx
+import pytest
+
+from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
+
+from ......tfrobotserver.conftest import act, refused
+from .test_ingest import COSTLY
+
+T = TypeVar("T")
+
+
+async def _largest_stall(job: Awaitable[T]) -> tuple[T, float]:
+    """`job`'s result, and the longest the event loop went without running a 5 ms ticker meanwhile."""
+    gaps: list[float] = []
+    last = [time.monotonic()]
+
+    async def ticker() -> None:
+        while True:
+            await asyncio.sleep(0.005)
+            now = time.monotonic()
+            gaps.append(now - last[0])
+            last[0] = now
+
+    ticking = asyncio.create_task(ticker())
+    try:
+        result = await job
+    finally:
+        ticking.cancel()
+    gaps.append(time.monotonic() - last[0])
+    return result, max(gaps)
+
+
+def _ingest(name: str, data: bytes) -> dict[str, str]:
+    return {"file_name": name, "content_base64": base64.b64encode(data).decode()}
+
+
+@pytest.mark.parametrize("server_url", ["sqlite"], indirect=True)
+async def test_a_costly_pdf_is_read_off_the_event_loop(api: httpx.AsyncClient) -> None:
+    """Regression: pypdf read every page on the event loop (~25 ms a page here): the whole server waited."""
+    started = time.monotonic()
+    doc, stall = await _largest_stall(act(api, "memory", "aingest_file", _ingest("heavy.pdf", COSTLY)))
+    took = time.monotonic() - started
+    assert doc["docMetadata"]["pages"] == 40
+    print(f"\ningesting a 40-page PDF took {took * 1000:.0f} ms; longest event-loop stall {stall * 1000:.1f} ms")
+    assert stall < 0.25
+
+
+@pytest.mark.parametrize("server_url", ["sqlite"], indirect=True)
+async def test_the_limits_are_the_components_and_a_refusal_names_them(
+    serve: Callable[[list[Robot] | None], httpx.AsyncClient],
+) -> None:
+    memory = MemoryComponent(collection="limits", max_pdf_pages=10, max_text_chars=5)
+    async with serve([Robot("demo", {"memory": memory})]) as api:
+        pages = await refused(api, "memory", "aingest_file", _ingest("heavy.pdf", COSTLY))
+        assert pages["errors"][0]["path"] == "content_base64"
+        assert "the PDF has 40 pages; at most 10 are read (max_pdf_pages)" in pages["errors"][0]["message"]
+        chars = await refused(api, "memory", "aingest_file", _ingest("a.txt", b"too long"))
+        assert "more than 5 characters of text (max_text_chars)" in chars["errors"][0]["message"]
