@@ -83,9 +83,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @asynccontextmanager
-async def serve(url: str, *, count: int = 1, workers: int = 1) -> AsyncIterator[list[Server]]:
+async def serve(
+    url: str, *, count: int = 1, workers: int = 1, files: dict[str, str] | None = None
+) -> AsyncIterator[list[Server]]:
     """`count` `tfrobot serve` processes (each with `workers` workers) on database `url`, started at once
-    on 127.0.0.1 and free ports, with a read and a write token; stopped afterwards."""
+    on 127.0.0.1 and free ports, with a read and a write token; stopped afterwards. `files` (name → text)
+    are written into the configuration folder beside server.toml: robot files replace the demo robot."""
     read, write = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     tfrobot = Path(sys.executable).with_name("tfrobot")
     servers: list[Server] = []
@@ -95,6 +98,8 @@ async def serve(url: str, *, count: int = 1, workers: int = 1) -> AsyncIterator[
             f'[[tokens]]\nname = "reader"\nscopes = ["read"]\nsecret = "{read}"\n'
             f'[[tokens]]\nname = "writer"\nscopes = ["write"]\nsecret = "{write}"\n'
         )
+        for name, text in (files or {}).items():
+            Path(config, name).write_text(text)
         try:
             for _ in range(count):
                 port = _free_port()
