@@ -27,7 +27,7 @@ async def test_off_loop_runs_on_a_worker_thread_with_the_callers_context() -> No
 
 async def test_a_process_job_past_its_time_limit_is_ended_and_the_next_one_runs() -> None:
     started = time.monotonic()
-    with pytest.raises(TimeoutError, match="longer than 0.1 s"):
+    with pytest.raises(TimeoutError, match=r"longer than 0\.1 s"):
         await off_process(time.sleep, 30, seconds=0.1)
     assert time.monotonic() - started < 10
     assert await off_process(sorted, [3, 1, 2], seconds=5) == [1, 2, 3]
