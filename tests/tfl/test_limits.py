@@ -5,16 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 import tracemalloc
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
+from tests.stalls import largest_stall
 from tests.tfl.conftest import error, interpreter, ok, run
 from tfrobot.schema.message import ConsoleResult
 from tfrobot.tfl import TFLInterpreter, TFLLimits
-
-T = TypeVar("T")
 
 FAST = 1.0
 """Seconds of CPU a stopped script may cost. CPU time, not wall time: other processes on a loaded
@@ -226,31 +224,10 @@ def test_the_longest_allowed_script_is_handled_quickly(script: str) -> None:
     assert result.trace_meta is not None
 
 
-async def _largest_stall(job: Awaitable[T]) -> tuple[T, float]:
-    """`job`'s result, and the longest the event loop went without running a 5 ms ticker meanwhile."""
-    gaps: list[float] = []
-    last = [time.monotonic()]
-
-    async def ticker() -> None:
-        while True:
-            await asyncio.sleep(0.005)
-            now = time.monotonic()
-            gaps.append(now - last[0])
-            last[0] = now
-
-    ticking = asyncio.create_task(ticker())
-    try:
-        result = await job
-    finally:
-        ticking.cancel()
-    gaps.append(time.monotonic() - last[0])  # the stall the job may have ended in
-    return result, max(gaps)
-
-
 async def test_arun_evaluates_on_a_worker_thread_and_leaves_the_loop_free() -> None:
     """Regression: the evaluation is CPU work between awaits, and it ran on the caller's loop: every other
     coroutine (every other client of a server) waited for the whole script."""
-    result, stall = await _largest_stall(interpreter(max_seconds=1.0).arun(NESTED_LOOPS))
+    result, stall = await largest_stall(interpreter(max_seconds=1.0).arun(NESTED_LOOPS))
     assert result.trace_meta is not None
     assert result.trace_meta["error"]["kind"] in ("timeout", "limit")  # type: ignore[index]
     spun = result.trace_meta["duration_ms"]

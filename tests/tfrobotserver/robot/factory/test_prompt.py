@@ -2,40 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Callable
 
 import httpx
 
+from tests.stalls import largest_stall
 from tfrobotserver.robot.base import Robot
 from tfrobotserver.robot.factory.prompt import MAX_TEMPLATE_CHARS, PromptComponent
 
 from ...conftest import act, refused
-
-T = TypeVar("T")
-
-
-async def _largest_stall(job: Awaitable[T]) -> tuple[T, float]:
-    """`job`'s result, and the longest the event loop went without running a 5 ms ticker meanwhile."""
-    gaps: list[float] = []
-    last = [time.monotonic()]
-
-    async def ticker() -> None:
-        while True:
-            await asyncio.sleep(0.005)
-            now = time.monotonic()
-            gaps.append(now - last[0])
-            last[0] = now
-
-    ticking = asyncio.create_task(ticker())
-    try:
-        result = await job
-    finally:
-        ticking.cancel()
-    gaps.append(time.monotonic() - last[0])
-    return result, max(gaps)
 
 
 async def test_render_show_variables_and_errors_as_results(api: httpx.AsyncClient) -> None:
@@ -91,7 +67,7 @@ async def test_a_hostile_render_is_a_result_with_its_line_and_leaves_the_loop_fr
                              ({"n": 1, "x": "a"}, "TypeError: unsupported operand"),
                              ({"n": 1200}, "loop iterations")]:  # fmt: skip
         started = time.monotonic()
-        rendered, stall = await _largest_stall(act(api, "prompt", "arender", {"variables": variables}))
+        rendered, stall = await largest_stall(act(api, "prompt", "arender", {"variables": variables}))
         assert (rendered["ok"], rendered["line"]) == (False, 2), rendered
         assert error in rendered["error"]
         assert stall < 0.25, f"the loop stalled {stall:.2f} s in a render of {time.monotonic() - started:.2f} s"

@@ -2,43 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import time
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Callable
 
 import httpx
 import pytest
 
+from tests.stalls import largest_stall
 from tfrobotserver.robot.base import Robot
 from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
 
 from ......tfrobotserver.conftest import act, refused
 from .test_ingest import COSTLY
-
-T = TypeVar("T")
-
-
-async def _largest_stall(job: Awaitable[T]) -> tuple[T, float]:
-    """`job`'s result, and the longest the event loop went without running a 5 ms ticker meanwhile."""
-    gaps: list[float] = []
-    last = [time.monotonic()]
-
-    async def ticker() -> None:
-        while True:
-            await asyncio.sleep(0.005)
-            now = time.monotonic()
-            gaps.append(now - last[0])
-            last[0] = now
-
-    ticking = asyncio.create_task(ticker())
-    try:
-        result = await job
-    finally:
-        ticking.cancel()
-    gaps.append(time.monotonic() - last[0])
-    return result, max(gaps)
 
 
 def _ingest(name: str, data: bytes) -> dict[str, str]:
@@ -49,7 +25,7 @@ def _ingest(name: str, data: bytes) -> dict[str, str]:
 async def test_a_costly_pdf_is_read_off_the_event_loop(api: httpx.AsyncClient) -> None:
     """Regression: pypdf read every page on the event loop (~25 ms a page here): the whole server waited."""
     started = time.monotonic()
-    doc, stall = await _largest_stall(act(api, "memory", "aingest_file", _ingest("heavy.pdf", COSTLY)))
+    doc, stall = await largest_stall(act(api, "memory", "aingest_file", _ingest("heavy.pdf", COSTLY)))
     took = time.monotonic() - started
     assert doc["docMetadata"]["pages"] == 40
     print(f"\ningesting a 40-page PDF took {took * 1000:.0f} ms; longest event-loop stall {stall * 1000:.1f} ms")
