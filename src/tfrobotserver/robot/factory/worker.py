@@ -7,7 +7,9 @@ because a thread cannot be stopped from outside, and it is bounded in size befor
 Threads share the GIL, and a thread that allocates many objects triggers collections that hold it:
 reading a PDF (pypdf makes tens of thousands of objects a page) stalled other requests for 0.1-0.9 s
 from a thread on a loaded two-core machine. `off_process` runs such work in a pool of spawned processes
-instead, each capped in memory; a job past its time limit is ended by ending the pool.
+instead: one process (the next jobs queue), capped in memory and at a lower CPU priority, started on
+first use; a job past its time limit is ended by ending the pool. As with any spawned process, a program
+that starts the server from a script of its own needs the `if __name__ == "__main__":` guard.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import contextvars
 import functools
 import multiprocessing
 import multiprocessing.pool
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +33,8 @@ _THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tfrobot-cpu")
 next jobs queue rather than slow the event loop further."""
 PROCESS_MEMORY = 2 << 30
 """Address space of one worker process (bytes): a decompression bomb is a MemoryError there, not here."""
+_NICENESS = 10
+"""How much lower a worker process's CPU priority is than the server's."""
 _GRACE = 2.0
 """Seconds a process job may run past its own time limit before its pool is ended."""
 
@@ -43,19 +48,22 @@ async def off_loop(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     return await asyncio.get_running_loop().run_in_executor(_THREADS, call)
 
 
-def _bounded_memory() -> None:
+def _bounded() -> None:
+    """A worker process's start: its memory capped, and its priority lowered, so that on a small machine the
+    server's own process gets the CPU first (the worker's jobs are uploads, not interactive requests)."""
     try:
         import resource
-    except ImportError:  # Windows: no address-space limit
+    except ImportError:  # Windows: no address-space limit, no nice
         return
     resource.setrlimit(resource.RLIMIT_AS, (PROCESS_MEMORY, PROCESS_MEMORY))
+    os.nice(_NICENESS)
 
 
 def _pool() -> multiprocessing.pool.Pool:
     global _processes
     with _lock:
         if _processes is None:
-            _processes = multiprocessing.get_context("spawn").Pool(2, initializer=_bounded_memory)
+            _processes = multiprocessing.get_context("spawn").Pool(1, initializer=_bounded)
         return _processes
 
 
