@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+import tracemalloc
 from typing import Any
 
 import pytest
 
-from tests.tfl.conftest import error, ok, run
-from tfrobot.tfl import TFLLimits
+from tests.stalls import largest_stall
+from tests.tfl.conftest import error, interpreter, ok, run
+from tfrobot.schema.message import ConsoleResult
+from tfrobot.tfl import TFLInterpreter, TFLLimits
 
 FAST = 1.0
 """Seconds of CPU a stopped script may cost. CPU time, not wall time: other processes on a loaded
@@ -218,3 +222,86 @@ def test_the_longest_allowed_script_is_handled_quickly(script: str) -> None:
     result = run(script)
     assert time.process_time() - cpu < LONGEST
     assert result.trace_meta is not None
+
+
+async def test_arun_evaluates_on_a_worker_thread_and_leaves_the_loop_free() -> None:
+    """Regression: the evaluation is CPU work between awaits, and it ran on the caller's loop: every other
+    coroutine (every other client of a server) waited for the whole script."""
+    result, stall = await largest_stall(interpreter(max_seconds=1.0).arun(NESTED_LOOPS))
+    assert result.trace_meta is not None
+    assert result.trace_meta["error"]["kind"] in ("timeout", "limit")  # type: ignore[index]
+    spun = result.trace_meta["duration_ms"]
+    print(f"\nlongest event-loop stall while a script spun for {spun} ms: {stall * 1000:.1f} ms")
+    assert stall < 0.25
+
+
+async def test_a_script_stops_at_the_time_limit_inside_one_long_comparison() -> None:
+    """Regression: `xs == ys` of 99,990 distinct megabyte strings compared for ~6 s in a single step, past
+    any time limit (the clock was only read between steps)."""
+    script = 's = "x" * 1000000\nt = "x" * 999999 + "x"\nxs = [s] * 99990\nys = [t] * 99990\nprint(xs == ys)'
+    started = time.monotonic()
+    found = error(script, max_seconds=0.3)
+    assert found["kind"] == "timeout"
+    assert time.monotonic() - started < 2.0
+
+
+async def test_cancelling_the_caller_stops_the_script_on_its_worker() -> None:
+    calls: list[int] = []
+
+    async def count() -> int:
+        calls.append(1)
+        return len(calls)
+
+    run = asyncio.create_task(TFLInterpreter([count]).arun("for i in range(90000):\n    count()"))
+    for _ in range(500):  # until the script has started on its worker (a loaded machine may take a while)
+        if calls:
+            break
+        await asyncio.sleep(0.01)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    await asyncio.sleep(0.2)
+    stopped_at = len(calls)
+    await asyncio.sleep(0.3)
+    assert stopped_at > 0
+    assert len(calls) == stopped_at  # the worker stopped at its next step
+
+
+async def test_the_scripts_of_a_batch_share_its_time_budget() -> None:
+    started = time.monotonic()
+    console = await interpreter(max_steps=10**9).aexecute(
+        [NESTED_LOOPS, NESTED_LOOPS, 'print("late")'], max_seconds=0.5
+    )
+    elapsed = time.monotonic() - started
+    results = [r for r in console.console_reses or () if isinstance(r, ConsoleResult)]
+    errors = [r.trace_meta["error"] for r in results if r.trace_meta is not None]
+    assert [e["kind"] for e in errors] == ["timeout", "timeout", "timeout"]  # type: ignore[index]
+    assert "this turn's time budget" in str(errors[0])
+    assert "used up their time budget" in str(errors[1])
+    assert "used up their time budget" in str(errors[2])
+    assert elapsed < 0.5 + WALL
+
+
+def test_a_missing_key_is_reported_briefly_and_quickly() -> None:
+    """Regression: the message repeated a megabyte key whole, and difflib compared it with the dict's keys
+    (15 s for two keys of a million characters, in one step)."""
+    cpu = time.process_time()
+    found = error('s = "x" * 999999\nd = {}\nd[s + "a"] = 1\nprint(d[s + "b"])')
+    assert found["kind"] == "index"
+    assert len(found["message"]) < 400
+    assert "(1,000,000 characters)" in found["message"]
+    assert time.process_time() - cpu < FAST
+
+
+def test_list_concatenation_over_the_value_limit_is_refused_before_it_is_built() -> None:
+    """Regression: `xs + xs` built the 199,998-item list (2.4 MB here), then refused it."""
+    run("xs = [0]")  # the parser's tables, built once
+    peaks = []
+    for script in ("xs = [0] * 99999", "xs = [0] * 99999\nys = xs + xs"):
+        tracemalloc.start()
+        result = run(script)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert result.trace_meta is not None
+    assert "value limit" in str(result.trace_meta["error"])
+    assert peaks[1] - peaks[0] < 500_000

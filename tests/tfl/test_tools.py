@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import math
 import threading
 import time
@@ -52,6 +54,23 @@ async def test_async_tools_run_in_the_callers_loop() -> None:
     result = await TFLInterpreter([remember]).arun('for w in ["a", "b"]:\n    print(remember(w))')
     assert result.result == "1\n2"
     assert calls == ["a", "b"]
+
+
+async def test_tools_run_on_the_callers_loop_and_thread_with_its_context_while_the_script_does_not() -> None:
+    """The script is evaluated on a worker thread; a tool (its client session may live on the caller's
+    loop) is marshalled back to that loop, with the caller's context variables."""
+    request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id")
+    request_id.set("r-7")
+    caller = (asyncio.get_running_loop(), threading.current_thread())
+    seen: list[tuple[object, ...]] = []
+
+    async def where() -> str:
+        seen.append((asyncio.get_running_loop(), threading.current_thread()))
+        return request_id.get()
+
+    result = await TFLInterpreter([where]).arun("print(where())")
+    assert result.result == "r-7"
+    assert seen == [caller]
 
 
 def test_async_tool_exception() -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import tracemalloc
+
 import pytest
 
 from tfrobot.schema.message import ImageUserMsgPart
@@ -95,3 +98,19 @@ def test_media_parts() -> None:
 )
 def test_type_names(value: object, name: str) -> None:
     assert type_name(value) == name
+
+
+@pytest.mark.parametrize("char", ["\x00", "😀", "x"])
+def test_rendering_costs_about_its_limit_whatever_the_strings_inside(char: str) -> None:
+    """Regression: a string inside a list was JSON-escaped whole before being cut to the room left (a
+    megabyte of NULs became six megabytes of `\\u0000` first), and every piece was kept as its own object."""
+    text = char * 1_000_000
+    tracemalloc.start()
+    shown, complete = render_prefix([text, text], 1_000_000)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert (len(shown), complete) == (1_000_000, False)
+    assert shown.startswith('["' + json.dumps(char, ensure_ascii=False)[1:-1])
+    print(f"\nrendering 1,000,000 characters of {char!r} strings peaked at {peak / 1e6:.1f} MB")
+    width = 4 if char == "😀" else 1  # bytes a character of the text takes (escaped NULs are ASCII)
+    assert peak < 2 * width * len(shown) + 500_000  # the buffer and the text taken from it

@@ -10,7 +10,7 @@ The grammar is `grammar.lark` in this package; the README's "TFL" section docume
 from __future__ import annotations
 
 from tfrobot.tfl.errors import ErrorKind, TFLError, TFLScriptError
-from tfrobot.tfl.interpreter import BUILTINS, TFLInterpreter
+from tfrobot.tfl.interpreter import BUILTINS, TFLInterpreter, seconds_of
 from tfrobot.tfl.limits import TFLLimits
 from tfrobot.tfl.parser import grammar_text, parse
 from tfrobot.tfl.tools import CallableToolRegistry, TFLToolRegistry, TFLToolSignature
@@ -29,4 +29,5 @@ __all__ = [
     "ToolResult",
     "grammar_text",
     "parse",
+    "seconds_of",
 ]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import difflib
+import itertools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -55,6 +57,7 @@ from tfrobot.tfl.values import (
     plain,
     render,
     render_prefix,
+    size_of,
     to_python,
     type_name,
 )
@@ -78,6 +81,20 @@ BUILTINS: dict[str, tuple[int, int | None, frozenset[str], str]] = {
 """Builtin name -> (min positional, max positional or None, keywords, one-line help)."""
 
 MAX_REPORTED_ERRORS = 10
+
+_WORKERS = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="tfl")
+"""Where scripts are evaluated. Evaluation is CPU work between awaits: on the caller's event loop one script
+would stall every other request the loop serves. Tools still run on the caller's loop (`_Run.tool`), so a
+worker mostly waits; eight of them let that many turns run scripts at once, the next ones queue."""
+_YIELD_SECONDS = 0.002
+"""Evaluation time between two voluntary releases of the GIL (`time.sleep(0)`): an event loop waiting for it
+gets it then, instead of after the interpreter's 5 ms switch interval."""
+_WORK_BETWEEN_CHECKS = 100_000
+"""Items or characters one comparison goes through between two looks at the clock."""
+_SHOWN_KEY = 60
+"""Characters of a missing key that an error message repeats."""
+_SUGGESTED = 1_000
+"""Names compared with a missing one for a "did you mean" (difflib is quadratic in their length)."""
 
 
 def children(node: Node) -> tuple[Node, ...]:
@@ -157,8 +174,20 @@ def _error_at(kind: Any, message: str, span: Span) -> TFLError:
 
 
 def _suggest(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
+    """A close match among the first `_SUGGESTED` short names. A key can be a megabyte of text, and
+    difflib on two such strings takes seconds in one step that the time limit cannot interrupt."""
+    if len(name) > _SHOWN_KEY:
+        return ""
+    candidates = [k for k in itertools.islice(known, _SUGGESTED) if len(k) <= _SHOWN_KEY]
+    close = difflib.get_close_matches(name, candidates, n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _shown(key: str) -> str:
+    """A key as an error message shows it: its beginning, and its length when it is long."""
+    if len(key) <= _SHOWN_KEY:
+        return repr(key)
+    return f"{key[:_SHOWN_KEY]!r}… ({len(key):,} characters)"
 
 
 class TFLInterpreter:
@@ -303,10 +332,34 @@ class TFLInterpreter:
 
     # ---- running --------------------------------------------------------------------------------
 
-    async def arun(self, script: str) -> ConsoleResult:
-        """Validate and run `script`; always returns a `ConsoleResult`, never raises for script problems."""
-        started = time.monotonic()
-        run = _Run(self, started)
+    async def arun(self, script: str, *, max_seconds: float | None = None) -> ConsoleResult:
+        """Validate and run `script`; always returns a `ConsoleResult`, never raises for script problems.
+
+        The script is parsed and evaluated on a worker thread, where its time limit is enforced; its tools
+        run here, on the caller's loop (a tool's client session lives there), with the caller's context
+        variables. `max_seconds` lowers the time limit (what is left of a turn's budget); at or below zero
+        the script does not run. Cancelling the caller stops the script at its next step."""
+        seconds = self.limits.max_seconds if max_seconds is None else min(max_seconds, self.limits.max_seconds)
+        run = _Run(self, asyncio.get_running_loop(), seconds, turn_limited=seconds < self.limits.max_seconds)
+        if seconds <= 0:
+            spent = TFLError(
+                kind="timeout",
+                message="time limit: this turn's scripts have used up their time budget, so this one did not run; "
+                "answer with the results you have",
+            )
+            return run.result(script, [spent])
+        job = run.home.run_in_executor(_WORKERS, contextvars.copy_context().run, self._run_on_worker, script, run)
+        try:
+            return await job
+        except asyncio.CancelledError:
+            run.stop()
+            raise
+
+    def _run_on_worker(self, script: str, run: _Run) -> ConsoleResult:
+        run.begin()
+        return _run_in_new_loop(self._evaluate(script, run))
+
+    async def _evaluate(self, script: str, run: _Run) -> ConsoleResult:
         try:
             program = self._parse(script)
             errors = self._check(program)
@@ -319,12 +372,18 @@ class TFLInterpreter:
             return run.result(script, [TFLError(kind="internal", message=f"{type(exc).__name__}: {exc}")])
         return run.result(script, [])
 
-    async def aexecute(self, scripts: Sequence[str], *, conversation_id: str | None = None) -> BaseMessage:
+    async def aexecute(
+        self, scripts: Sequence[str], *, conversation_id: str | None = None, max_seconds: float | None = None
+    ) -> BaseMessage:
         """Run an assistant turn's `tfl_scripts` in order and wrap their results as the seed's console
         message, `BaseMessage(role="console", console_reses=[...])` (as `Drive.execute` does for tools).
 
-        Each script runs in a fresh namespace: a script is one self-contained plan."""
-        results = [await self.arun(script) for script in scripts]
+        Each script runs in a fresh namespace: a script is one self-contained plan. `max_seconds` is a time
+        budget the scripts share (a turn's): each gets what the ones before it left."""
+        results: list[ConsoleResult] = []
+        for script in scripts:
+            left = None if max_seconds is None else max_seconds - seconds_of(results)
+            results.append(await self.arun(script, max_seconds=left))
         return BaseMessage(role="console", console_reses=results, conversation_id=conversation_id)
 
     def run(self, script: str) -> ConsoleResult:
@@ -335,6 +394,17 @@ class TFLInterpreter:
             return _run_in_new_loop(self.arun(script))
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(lambda: _run_in_new_loop(self.arun(script))).result()
+
+
+def seconds_of(results: Iterable[object]) -> float:
+    """The wall time the console results took, from their `trace_meta["duration_ms"]` (0 where missing)."""
+    total = 0.0
+    for result in results:
+        meta = result.trace_meta if isinstance(result, ConsoleResult) else None
+        duration = (meta or {}).get("duration_ms")
+        if isinstance(duration, int | float) and not isinstance(duration, bool):
+            total += duration / 1000
+    return total
 
 
 def _run_in_new_loop(job: Any) -> ConsoleResult:
@@ -362,18 +432,44 @@ def _number(value: object) -> bool:
 class _Run:
     """The state of one run: variables, output, attachments and the counters behind the limits."""
 
-    def __init__(self, interpreter: TFLInterpreter, started: float) -> None:
+    def __init__(
+        self, interpreter: TFLInterpreter, home: asyncio.AbstractEventLoop, seconds: float, *, turn_limited: bool
+    ) -> None:
         self.tools = interpreter.tools
         self.limits = interpreter.limits
         self.budget = Budget(self.limits)
-        self.started = started
-        self.deadline = started + self.limits.max_seconds
+        self.home = home
+        """The caller's loop: tools run there, the script on a worker thread."""
+        self.seconds = seconds
+        self.turn_limited = turn_limited
+        self.started = time.monotonic()
+        self.deadline = self.started + seconds
+        self.stopped = False
+        self.yielded = self.started
+        self.pending: concurrent.futures.Future[object] | None = None
         self.vars: dict[str, object] = {}
         self.output: list[str] = []
         self.output_chars = 0
         self.attachments: list[MsgPart] = []
         self.steps = 0
         self.tool_calls = 0
+
+    def begin(self) -> None:
+        """Start the clock: on the worker, when the script starts (not while it waited for a worker)."""
+        self.started = time.monotonic()
+        self.deadline = self.started + self.seconds
+
+    def stop(self) -> None:
+        """The caller gave up (its task was cancelled): end at the next step, and drop a pending tool call."""
+        self.stopped = True
+        pending = self.pending
+        if pending is not None:
+            pending.cancel()
+
+    def time_limit(self) -> str:
+        """The message of the wall-time limit, saying when it was the turn's budget that ran out."""
+        message = f"time limit: the script ran longer than {self.seconds:g} s"
+        return f"{message} (what was left of this turn's time budget for scripts)" if self.turn_limited else message
 
     # ---- result ---------------------------------------------------------------------------------
 
@@ -436,8 +532,18 @@ class _Run:
                 f"step limit: the script ran more than {self.limits.max_steps:,} steps; loop over fewer items",
                 span,
             )
-        if time.monotonic() > self.deadline:
-            raise fail("timeout", f"time limit: the script ran longer than {self.limits.max_seconds:g} s", span)
+        self.check_clock(span)
+
+    def check_clock(self, span: Span) -> None:
+        """Stop at the time limit, or when the caller gave up; now and then let another thread run."""
+        now = time.monotonic()
+        if now > self.deadline:
+            raise fail("timeout", self.time_limit(), span)
+        if self.stopped:
+            raise fail("timeout", "stopped: the turn that ran this script was cancelled", span)
+        if now - self.yielded > _YIELD_SECONDS:
+            time.sleep(0)
+            self.yielded = now
 
     def write(self, text: str, span: Span) -> None:
         """Append to the output; past `max_output_chars` the visible part is kept and the run stops."""
@@ -548,7 +654,7 @@ class _Run:
             elif key in target:
                 inner = self.set_in(target[key], keys[1:], nodes[1:], value)
             else:
-                raise fail("index", f"no key {key!r} in this dict{self.key_hint(target, key)}", span)
+                raise fail("index", f"no key {_shown(key)} in this dict{self.key_hint(target, key)}", span)
             pairs = dict(target)
             pairs[key] = inner
             return self.budget.new_dict(pairs.items(), span)
@@ -612,9 +718,9 @@ class _Run:
         op, span = node.op, node.op_span
         match op:
             case "==":
-                return left == right
+                return self.equal(left, right, span)
             case "!=":
-                return left != right
+                return not self.equal(left, right, span)
             case "in" | "not in":
                 found = self.contains(right, left, span)
                 return found if op == "in" else not found
@@ -651,6 +757,13 @@ class _Run:
             self.budget.check_string_length(len(left) + len(right), span)
             return self.budget.string(left + right, span)
         if isinstance(left, list) and isinstance(right, list):
+            size = size_of(left) + size_of(right) - 1
+            if size > self.limits.max_value_size:  # refuse before building: `xs + xs` doubles
+                raise fail(
+                    "limit",
+                    f"value limit: a list of {size:,} nested items exceeds {self.limits.max_value_size:,}",
+                    span,
+                )
             return self.budget.new_list([*left, *right], span)
         hint = "; convert with str(x) first" if isinstance(left, str) or isinstance(right, str) else ""
         raise fail("type", f"cannot add {type_name(left)} and {type_name(right)}{hint}", span)
@@ -676,9 +789,38 @@ class _Run:
             return self.budget.new_list(left * count, span)
         raise fail("type", f"cannot multiply {type_name(left)} by {type_name(right)}", span)
 
+    def equal(self, left: object, right: object, span: Span) -> bool:
+        """`left == right`, with the clock checked as the comparison goes: one `xs == ys` of two lists of
+        100,000 distinct megabyte strings compares 10^11 characters in what is a single step."""
+        pairs: list[tuple[object, object]] = [(left, right)]
+        work = 0
+        while pairs:
+            a, b = pairs.pop()
+            a, b = plain(a), plain(b)
+            if a is b:
+                continue
+            if isinstance(a, list) and isinstance(b, list):
+                if len(a) != len(b):
+                    return False
+                pairs.extend(zip(a, b, strict=True))
+                work += len(a)
+            elif isinstance(a, dict) and isinstance(b, dict):
+                if a.keys() != b.keys():
+                    return False
+                pairs.extend((a[key], b[key]) for key in a)
+                work += len(a)
+            else:
+                if a != b:
+                    return False
+                work += len(a) if isinstance(a, str) else 1
+            if work > _WORK_BETWEEN_CHECKS:
+                self.check_clock(span)
+                work = 0
+        return True
+
     def contains(self, container: object, item: object, span: Span) -> bool:
         if isinstance(container, list):
-            return any(plain(v) == item for v in container)
+            return any(self.equal(v, item, span) for v in container)
         if isinstance(container, dict):
             return isinstance(item, str) and item in container
         if isinstance(container, str):
@@ -700,9 +842,9 @@ class _Run:
         """What the LLM needs to fix a missing key: the closest key, and the keys there are."""
         if not target:
             return " (it is empty)"
-        names = list(target)[:10]
+        names = itertools.islice(target, 10)
         more = ", …" if len(target) > 10 else ""
-        listed = f"{', '.join(repr(n) for n in names)}{more}"
+        listed = f"{', '.join(_shown(n) for n in names)}{more}"
         suggestion = _suggest(key, target)
         return f"{suggestion} Its keys: {listed}" if suggestion else f"; its keys: {listed}"
 
@@ -714,7 +856,7 @@ class _Run:
             if not isinstance(key, str):
                 raise fail("type", f"dict keys are strings, not {type_name(key)}", span)
             if key not in target:
-                raise fail("index", f"no key {key!r} in this dict{self.key_hint(target, key)}", span)
+                raise fail("index", f"no key {_shown(key)} in this dict{self.key_hint(target, key)}", span)
             return target[key]
         raise fail("type", f"cannot index {a_type(target)}", span)
 
@@ -739,24 +881,25 @@ class _Run:
         arguments.update({name: to_python(value) for name, value in kwargs.items()})
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
-            raise fail("timeout", f"time limit: the script ran longer than {self.limits.max_seconds:g} s", node.span)
+            raise fail("timeout", self.time_limit(), node.span)
         timeout = min(self.limits.tool_timeout_seconds, remaining)
         self.tool_calls += 1
+        pending = asyncio.run_coroutine_threadsafe(self.tools.acall(node.name, arguments), self.home)
+        self.pending = pending
         try:
-            raw = await asyncio.wait_for(self.tools.acall(node.name, arguments), timeout)
+            raw = await asyncio.wait_for(asyncio.wrap_future(pending), timeout)
         except TimeoutError:
             if timeout < self.limits.tool_timeout_seconds:
-                raise fail(
-                    "timeout",
-                    f"time limit: the script ran longer than {self.limits.max_seconds:g} s "
-                    f"(waiting for tool {node.name!r})",
-                    node.span,
-                ) from None
+                raise fail("timeout", f"{self.time_limit()} (waiting for tool {node.name!r})", node.span) from None
             raise fail("timeout", f"tool {node.name!r} did not answer within {timeout:g} s", node.span) from None
+        except asyncio.CancelledError:  # stop() cancelled the call; the step check reports it
+            raise fail("timeout", "stopped: the turn that ran this script was cancelled", node.span) from None
         except TFLScriptError:
             raise
         except Exception as exc:
             raise fail("tool", f"tool {node.name!r} failed: {type(exc).__name__}: {exc}", node.span) from None
+        finally:
+            self.pending = None
         return self.budget.from_python(raw, node.span, node.name)
 
     def builtin(self, node: Call, args: list[object], kwargs: dict[str, object]) -> object:

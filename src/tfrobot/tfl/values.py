@@ -10,6 +10,7 @@ contain itself and no alias can change behind the script's back.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
@@ -323,18 +324,32 @@ def render(value: object, limit: int, *, top: bool = True) -> str:
     return text
 
 
+_CHUNK = 4096
+"""Characters of a string escaped at a time when rendering: the text is built to its limit, never further."""
+
+
 def render_prefix(value: object, limit: int, *, top: bool = True) -> tuple[str, bool]:
-    """The first `limit` characters of a value's text, and whether that is all of it."""
-    out: list[str] = []
+    """The first `limit` characters of a value's text, and whether that is all of it.
+
+    The text is written into one buffer and every piece is cut to the room left before it is made, so
+    rendering costs about `limit` characters of memory whatever the value: a string inside a list is
+    escaped a chunk at a time (JSON escapes make up to six characters of one)."""
+    out = io.StringIO()
     used = [0]
 
     def put(text: str) -> None:
         room = limit - used[0]
         if len(text) > room:
-            out.append(text[: max(room, 0)])
+            out.write(text[: max(room, 0)])
             raise _Full
         used[0] += len(text)
-        out.append(text)
+        out.write(text)
+
+    def quoted(text: str) -> None:
+        put('"')
+        for start in range(0, len(text), _CHUNK):
+            put(json.dumps(text[start : start + _CHUNK], ensure_ascii=False)[1:-1])
+        put('"')
 
     def walk(item: object, top_level: bool) -> None:
         item = plain(item)
@@ -345,7 +360,10 @@ def render_prefix(value: object, limit: int, *, top: bool = True) -> tuple[str, 
         elif item is False:
             put("false")
         elif isinstance(item, str):
-            put(item if top_level else json.dumps(item, ensure_ascii=False))
+            if top_level:
+                put(item[: limit - used[0] + 1])
+            else:
+                quoted(item)
         elif isinstance(item, int | float):
             put(repr(item))
         elif isinstance(item, list):
@@ -360,20 +378,22 @@ def render_prefix(value: object, limit: int, *, top: bool = True) -> tuple[str, 
             for i, (key, sub) in enumerate(item.items()):
                 if i:
                     put(", ")
-                put(json.dumps(key, ensure_ascii=False))
+                quoted(key)
                 put(": ")
                 walk(sub, False)
             put("}")
         elif isinstance(item, MEDIA_TYPES):
-            put(f"<{item.type}: {item.detail or item.source}>")
+            put(f"<{item.type}: ")
+            put((item.detail or item.source)[: limit - used[0] + 1])
+            put(">")
         else:
             put(f"<{type_name(item)}>")
 
     try:
         walk(value, top)
     except _Full:
-        return "".join(out), False
-    return "".join(out), True
+        return out.getvalue(), False
+    return out.getvalue(), True
 
 
 def media_parts(value: object) -> list[MsgPart] | None:

@@ -63,6 +63,10 @@ class DocumentsConfig(_Config):
     """Default: the robot's name."""
     seed_docs: int = Field(default=0, ge=0)
     file_types: dict[str, str] | None = None
+    max_pdf_pages: int | None = Field(default=None, ge=1)
+    """Pages `aingest_file` reads of one PDF; a longer one is refused (default: the memory component's)."""
+    max_text_chars: int | None = Field(default=None, ge=1)
+    """Characters of text one ingested file may have (default: the memory component's)."""
 
 
 class GraphConfig(_Config):
@@ -107,7 +111,7 @@ def build_robot(config: RobotConfig) -> Robot:
         components["prompt"] = PromptComponent(template=config.prompt.template, defaults=config.prompt.defaults)
     if config.documents is not None:
         docs = config.documents
-        extra = {} if docs.file_types is None else {"file_types": docs.file_types}
+        extra = docs.model_dump(include={"file_types", "max_pdf_pages", "max_text_chars"}, exclude_none=True)
         components["memory"] = MemoryComponent(
             collection=docs.collection or config.name, seed_docs=docs.seed_docs, **extra
         )

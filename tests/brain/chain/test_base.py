@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import httpx2
 import pytest
@@ -17,11 +18,12 @@ from tfrobot.brain.chain.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from tfrobot.brain.chain.llms import OpenAIChat, ProviderError, ScriptedCall, ScriptRule
+from tfrobot.brain.chain.llms import OpenAIChat, ProviderError, ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.demo import demo_chain as make_chain
 from tfrobot.brain.demo import weather
 from tfrobot.drive import Drive
-from tfrobot.schema.message import TRACE_META_KEY, AssistantTextMessage, BaseMessage, TextMessage
+from tfrobot.schema.message import TRACE_META_KEY, AssistantTextMessage, BaseMessage, ConsoleResult, TextMessage
+from tfrobot.tfl import TFLInterpreter, seconds_of
 
 
 async def test_a_turn_calls_tools_in_parallel_runs_a_script_and_answers() -> None:
@@ -162,3 +164,32 @@ async def test_event_stream_is_json_ready() -> None:
     restored = [adapter.validate_json(adapter.dump_json(e)) for e in events]
     assert restored == events
     assert {type(e) for e in restored} >= {AssistantStep, ToolCallStarted, ToolCallFinished, ConsoleOutput}
+
+
+SLOW = 's = "x" * 1000000\nt = "x" * 999999 + "x"\nn = 0\nfor i in range(99000):\n    if s == t:\n        n = n + 1\n'
+"""A script that compares two distinct megabyte strings 99,000 times: seconds of CPU within every limit but time."""
+
+
+async def test_the_scripts_of_a_turn_share_its_tfl_time_budget() -> None:
+    """Regression: each script had its own 30 s, so a reply with several ```tfl blocks, and a turn of several
+    replies, added up without limit (other clients of the server waited for all of them)."""
+    fence = f"```tfl\n{SLOW}```"
+    rules = [
+        ScriptRule(user="go", reply=f"Two plans.\n{fence}\n{fence}"),
+        ScriptRule(after="console", reply=f"One more.\n{fence}"),
+    ]
+    chain = Chain(ScriptedChat(rules=rules), Drive(), TFLInterpreter(), max_steps=3, tfl_turn_seconds=0.6)
+    user = TextMessage(content="go")
+    started = time.monotonic()
+    final = await chain.arun(user)
+    elapsed = time.monotonic() - started
+    assert final.finish_reason == "step_limit"
+    consoles = [r for m in user.intermediate_trace.ordered() if m.role == "console" for r in m.console_reses or ()]
+    results = [r for r in consoles if isinstance(r, ConsoleResult)]
+    assert len(results) == 4  # 2 + 1 + 1 scripts over three steps
+    assert seconds_of(results) < 0.6 + 0.5
+    assert "this turn's time budget" in str(results[0].trace_meta)
+    assert all("used up their time budget" in str(r.trace_meta) for r in results[1:])
+    assert elapsed < 10
+    with pytest.raises(ValueError, match="tfl_turn_seconds must be positive"):
+        Chain(ScriptedChat(), tfl_turn_seconds=0)

@@ -45,6 +45,8 @@ async def test_list_components_with_config(client: httpx.AsyncClient) -> None:
         "collection": "demo",
         "seed_docs": 42,
         "file_types": {"pdf": "PDF document", "md": "Markdown", "txt": "Text"},
+        "max_pdf_pages": 200,
+        "max_text_chars": 2_000_000,
     }
     assert config["prompt"] == {
         "template": "You are {{ robot }}. Answer {{ user }} in {{ language }}.",

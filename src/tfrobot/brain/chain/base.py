@@ -27,7 +27,7 @@ from tfrobot.drive import Drive
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, UserMessage
 from tfrobot.schema.tool_definition import ToolDefinition
-from tfrobot.tfl import TFLInterpreter
+from tfrobot.tfl import TFLInterpreter, seconds_of
 
 _TFL_BLOCK = re.compile(r"```tfl[ \t]*\n(.*?)```", re.DOTALL)
 
@@ -40,7 +40,12 @@ def scripts_of(reply: AssistantTextMessage) -> list[str]:
 
 
 class Chain:
-    """Thinking and doing until the LLM answers without calls or scripts, or `max_steps` rounds pass."""
+    """Thinking and doing until the LLM answers without calls or scripts, or `max_steps` rounds pass.
+
+    `tfl_turn_seconds` bounds the wall time of all the TFL scripts of one turn together: each script has
+    its own limit (`TFLLimits.max_seconds`), but a reply may carry several and a turn has up to `max_steps`
+    replies; once the budget is spent, further scripts of the turn report that instead of running.
+    """
 
     def __init__(
         self,
@@ -51,15 +56,19 @@ class Chain:
         max_steps: int = 8,
         stream: bool = True,
         system_prompt: str | None = None,
+        tfl_turn_seconds: float = 60.0,
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        if not tfl_turn_seconds > 0:
+            raise ValueError(f"tfl_turn_seconds must be positive, got {tfl_turn_seconds}")
         self.llm = llm
         self.drive = drive or Drive()
         self.interpreter = interpreter
         self.max_steps = max_steps
         self.stream = stream
         self.system_prompt = system_prompt
+        self.tfl_turn_seconds = tfl_turn_seconds
 
     @property
     def tools(self) -> list[ToolDefinition]:
@@ -147,7 +156,10 @@ class Chain:
                 if not isinstance(returned, str):
                     yield ToolCallFinished(step=step, result=returned)
         if reply.tfl_scripts and self.interpreter is not None:
-            console_msg = await self.interpreter.aexecute(reply.tfl_scripts, conversation_id=conversation_id)
+            spent = seconds_of(r for m in ctx.intermediate_msgs if m.role == "console" for r in m.console_reses or ())
+            console_msg = await self.interpreter.aexecute(
+                reply.tfl_scripts, conversation_id=conversation_id, max_seconds=self.tfl_turn_seconds - spent
+            )
             ctx.intermediate_msgs.append(console_msg)
             marks.append(("console", step))
             for printed in console_msg.console_reses or ():

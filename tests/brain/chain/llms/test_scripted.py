@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
+import time
 from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
 
 from tests.brain.chain.llms.conftest import TOOLS, check_golden, conversation, current_turn
 from tfrobot.brain.chain.llms import MessageAssembler, ScriptedChat, ScriptRule, create_llm
@@ -88,3 +93,27 @@ async def test_streams_carry_reasoning_like_the_plain_reply() -> None:
             assembler.add(delta)
         assert (assembler.message().reasoning_content, assembler.message().content) == ("because", "done")
     assert plain.reasoning_content == "because"
+
+
+def test_rule_patterns_match_in_linear_time() -> None:
+    """Regression: `(a+)+$` (a rule a write token can set) backtracked for seconds per turn on 26 a's and a b;
+    the patterns are RE2 now, linear in the text."""
+    llm = ScriptedChat(rules=[ScriptRule(user=r"(a+)+$", reply="matched"), ScriptRule(reply="no")])
+    for text in ("a" * 26 + "b", "a" * 100_000 + "b"):
+        started = time.process_time()
+        assert llm.generate(TextMessage(content=text)).content == "no"
+        assert time.process_time() - started < 1.0
+    assert llm.generate(TextMessage(content="AAAA")).content == "matched"  # case-insensitive, as before
+
+
+@pytest.mark.parametrize(("field", "pattern", "reason"), [
+    ("user", "(", "missing )"),
+    ("results", r"(a)\1", "invalid escape sequence"),
+    ("user", "(?=a)", "invalid perl operator"),
+])  # fmt: skip
+def test_a_pattern_re2_cannot_compile_is_refused_when_the_rule_is_made(field: str, pattern: str, reason: str) -> None:
+    """Regression: an invalid pattern was accepted and made every later turn a server error."""
+    with pytest.raises(ValidationError, match=re.escape(reason)) as caught:
+        ScriptRule.model_validate({field: pattern})
+    assert caught.value.errors()[0]["loc"] == (field,)
+    assert "not an RE2 pattern" in str(caught.value)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import httpx
 
+from tests.stalls import largest_stall
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.factory.prompt import MAX_TEMPLATE_CHARS, PromptComponent
 
 from ...conftest import act, refused
 
@@ -53,3 +56,44 @@ async def test_template_change_is_recorded_and_survives_a_restart(
     async with serve(None) as restarted:
         assert (await act(restarted, "prompt", "arender"))["text"] == "Be kind."
         assert (await act(restarted, "llm", "aget_config_changes"))["total"] == 0
+
+
+async def test_a_hostile_render_is_a_result_with_its_line_and_leaves_the_loop_free(api: httpx.AsyncClient) -> None:
+    """Regression: renders ran on the event loop, and an error other than Jinja's (an OverflowError from
+    `range`, a TypeError, a MemoryError of a 1 MB x 1 MB join) was a 500."""
+    template = "line one\n{% for i in range(n) %}{% for j in range(n) %}{% endfor %}{% endfor %}{{ 1 + x }}"
+    await act(api, "prompt", "aset_template", {"template": template, "defaults": {"n": 1, "x": 1}})
+    for variables, error in [({"n": 10**7}, "range() of 10,000,000 numbers"),
+                             ({"n": 1, "x": "a"}, "TypeError: unsupported operand"),
+                             ({"n": 1200}, "loop iterations")]:  # fmt: skip
+        started = time.monotonic()
+        rendered, stall = await largest_stall(act(api, "prompt", "arender", {"variables": variables}))
+        assert (rendered["ok"], rendered["line"]) == (False, 2), rendered
+        assert error in rendered["error"]
+        assert stall < 0.25, f"the loop stalled {stall:.2f} s in a render of {time.monotonic() - started:.2f} s"
+
+
+async def test_a_template_that_cannot_render_with_its_defaults_is_refused(api: httpx.AsyncClient) -> None:
+    bomb = await refused(
+        api, "prompt", "aset_template", {"template": "{{ s|indent(w) }}", "defaults": {"s": "a\n" * 1000, "w": 10**6}}
+    )
+    assert bomb["errors"][0]["path"] == "template"
+    assert "cannot render with its defaults (line 1)" in bomb["errors"][0]["message"]
+    assert "|indent would build a string of" in bomb["errors"][0]["message"]
+    long = await refused(api, "prompt", "aset_template", {"template": "x" * (MAX_TEMPLATE_CHARS + 1)})
+    assert long["errors"][0]["path"] == "template"
+    left_to_callers = await act(api, "prompt", "aset_template", {"template": "Hi {{ name }}"})
+    assert left_to_callers["changed"] == ["template"]
+
+
+def test_the_system_prompt_is_rendered_once_per_configuration() -> None:
+    """Each turn asks for it on the event loop; a template that takes a while renders there only once."""
+    prompt = PromptComponent(template="{% for i in range(99999) %}{% endfor %}{{ a }}", defaults={"a": 1})
+    first = time.perf_counter()
+    assert prompt.render_default() == "1"
+    second = time.perf_counter()
+    assert prompt.render_default() == "1"
+    third = time.perf_counter()
+    assert third - second < (second - first) / 10
+    prompt.defaults = {"a": 2}
+    assert prompt.render_default() == "2"

@@ -6,6 +6,11 @@ conversation converts), then answers from its rules instead of a network: the fi
 ended with (`user`, `tool:<name>`, `console`) gives the reply: text, tool calls (several make a
 parallel call) and TFL scripts. `{user}` and `{results}` in a reply are replaced by the latest user
 text and by the tool/console results since it.
+
+The patterns are RE2 (`google-re2`), not Python's `re`: rules are configuration a write token can set,
+and RE2 matches in time linear in the text, so a rule like `(a+)+$` cannot stall the server on a long
+message the way a backtracking engine does. A pattern RE2 cannot compile (a syntax error, or the
+backreferences and lookarounds it leaves out) is refused when the rule is made.
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ import json
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from fnmatch import fnmatchcase
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+import re2  # type: ignore[import-untyped]
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, field_validator
 
 from tfrobot.brain.chain.llms.chat_llm import ChatLLM
 from tfrobot.brain.chain.llms.media import Capabilities
@@ -45,6 +51,27 @@ from tfrobot.schema.tool_definition import ToolDefinition
 
 
 @cache
+def _options() -> Any:
+    options = re2.Options()
+    options.case_sensitive = False
+    options.log_errors = False  # the error comes back in the exception; RE2 would also print it to stderr
+    return options
+
+
+@lru_cache(maxsize=256)
+def _pattern(pattern: str) -> Any:
+    """A rule's pattern compiled by RE2, case-insensitive; `ValueError` naming the problem otherwise."""
+    try:
+        return re2.compile(pattern, _options())
+    except re2.error as exc:
+        reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise ValueError(
+            f"{pattern!r} is not an RE2 pattern ({reason}); RE2 is Python's regex syntax without "
+            "backreferences and lookarounds"
+        ) from None
+
+
+@cache
 def _llm_list_adapter() -> TypeAdapter[list[LLMMessage]]:
     """`TypeAdapter(list[LLMMessage])`, built on first use (not at import: importing the package stays fast)."""
     return TypeAdapter(list[LLMMessage])
@@ -64,18 +91,26 @@ class ScriptRule(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    user: str = Field(default="", description="Regex searched (case-insensitive) in the latest user text.")
+    user: str = Field(default="", description="RE2 regex searched (case-insensitive) in the latest user text.")
     after: str = Field(
         default="user",
         description="Glob on what the conversation ends with: 'user', 'tool:<name>', 'console', or '*'.",
     )
     results: str = Field(
-        default="", description="Regex searched (case-insensitive) in the tool/console results since the user turn."
+        default="",
+        description="RE2 regex searched (case-insensitive) in the tool/console results since the user turn.",
     )
     reply: str = Field(default="", description="Reply text; `{user}` and `{results}` are filled in.")
     reasoning: str | None = Field(default=None, description="Reasoning text to report.")
     tool_calls: list[ScriptedCall] = Field(default_factory=list, description="Calls to make (parallel if several).")
     tfl_scripts: list[str] = Field(default_factory=list, description="TFL scripts to emit.")
+
+    @field_validator("user", "results")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        if pattern:
+            _pattern(pattern)
+        return pattern
 
 
 DEMO_RULES: tuple[ScriptRule, ...] = (
@@ -208,6 +243,6 @@ def _state(msgs: list[LLMMessage]) -> tuple[str, str, list[str]]:
 
 def _matches(rule: ScriptRule, user: str, state: str, results: list[str]) -> bool:
     def found(pattern: str, text: str) -> bool:
-        return not pattern or re.search(pattern, text, re.IGNORECASE) is not None
+        return not pattern or _pattern(pattern).search(text) is not None
 
     return fnmatchcase(state, rule.after) and found(rule.user, user) and found(rule.results, "\n".join(results))

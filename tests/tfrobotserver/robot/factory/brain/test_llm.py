@@ -143,3 +143,13 @@ async def test_a_saved_configuration_with_deployment_settings_has_them_ignored(
         assert config["llm"]["params"] == {**FILE_PARAMS, "temperature": 0.3}
     assert "demo/llm: the saved configuration's deployment settings (base_url, max_retries) differ" in caplog.text
     assert "evil" not in caplog.text
+
+
+async def test_a_rule_pattern_re2_cannot_compile_is_refused_and_nothing_changes(api: httpx.AsyncClient) -> None:
+    """Regression: `aset_llm` saved an invalid pattern, and every later turn was a 500."""
+    body = await refused(api, "llm", "aset_llm", {"params": {"rules": [{"user": "(", "reply": "x"}]}})
+    assert body["errors"][0]["path"] == "params"
+    assert "'(' is not an RE2 pattern (missing ): ()" in body["errors"][0]["message"]
+    turn = await api.post("/api/robots/demo/chat", json={"message": "weather in Paris and Tokyo?"})
+    assert turn.status_code == 200, turn.text
+    assert (await act(api, "llm", "aget_config_changes"))["total"] == 0

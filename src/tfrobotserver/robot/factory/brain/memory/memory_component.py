@@ -27,9 +27,15 @@ from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDoc
 from tfrobotserver.dtos.factory.brain.memory.doc_types import DocType, DocTypeCatalog
 from tfrobotserver.dtos.factory.user import CurrentUser
 from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin, memory_docs
-from tfrobotserver.robot.factory.brain.memory.ingest import READABLE_TYPES, IngestError, extract, file_type_of
-from tfrobotserver.robot.factory.brain.memory.ingest import keywords as extract_keywords
+from tfrobotserver.robot.factory.brain.memory.ingest import (
+    READABLE_TYPES,
+    IngestError,
+    IngestLimits,
+    file_type_of,
+    ingest,
+)
 from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
+from tfrobotserver.robot.factory.worker import off_process
 
 
 class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
@@ -38,6 +44,8 @@ class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
     collection: str = Field(default="default", min_length=1, max_length=128)
     seed_docs: int = Field(default=0, ge=0)
     file_types: dict[str, str] = Field(default_factory=lambda: {"pdf": "PDF document", "md": "Markdown", "txt": "Text"})
+    max_pdf_pages: int = Field(default=IngestLimits.max_pages, ge=1, description="Pages `aingest_file` reads.")
+    max_text_chars: int = Field(default=IngestLimits.max_chars, ge=1, description="Text one ingested file may have.")
 
     async def aon_startup(self, session: AsyncSession) -> None:
         count_query = select(func.count()).select_from(memory_docs).where(memory_docs.c.collection == self.collection)
@@ -146,17 +154,24 @@ class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
             data = base64.b64decode(content_base64, validate=True)
         except binascii.Error as exc:
             raise ActionInputError("content_base64", f"not base64: {exc}", None) from None
-        try:
-            extracted = extract(file_type, data)
-        except IngestError as exc:
+        limits = IngestLimits(max_pages=self.max_pdf_pages, max_chars=self.max_text_chars)
+        try:  # reading a PDF is CPU work that makes many objects: in a worker process, bounded there
+            extracted, found = await off_process(
+                ingest, file_type, data, limits, keywords is None, seconds=limits.max_seconds
+            )
+        except (IngestError, TimeoutError) as exc:
             raise ActionInputError("content_base64", str(exc), None) from None
+        except MemoryError:
+            raise ActionInputError(
+                "content_base64", "reading the file needed more memory than a worker may use; split it", None
+            ) from None
         text = extracted.text.replace("\x00", "")
-        found = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in extracted.metadata.items()}
-        metadata = {**found, "fileName": file_name, "bytes": len(data), "owner": principal.name}
+        read = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in extracted.metadata.items()}
+        metadata = {**read, "fileName": file_name, "bytes": len(data), "owner": principal.name}
         values: dict[str, Any] = {
             "file_uri": f"upload://{self.collection}/{file_name}",
             "file_type": file_type,
-            "keywords": keywords if keywords is not None else extract_keywords(text),
+            "keywords": keywords if keywords is not None else found,
             "doc_metadata": metadata,
             "text_content": text,
         }

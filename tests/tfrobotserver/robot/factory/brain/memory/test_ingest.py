@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from tfrobotserver.robot.factory.brain.memory.ingest import IngestError, extract, file_type_of, keywords
+from tfrobotserver.robot.factory.brain.memory.ingest import (
+    IngestError,
+    IngestLimits,
+    extract,
+    file_type_of,
+    ingest,
+    keywords,
+)
 
 from .pdf import make_pdf
 
@@ -26,3 +35,36 @@ def test_extract_each_type() -> None:
         with pytest.raises(IngestError, match="unreadable PDF"):
             extract("pdf", junk)
     assert (file_type_of("Notes.MD"), file_type_of("README")) == ("md", "")
+
+
+COSTLY = make_pdf("Heavy page of words", pages=40, repeat=600)
+"""40 pages that share one compressed content stream of 600 lines: about 6 KB, a second or so to read."""
+
+
+def test_a_pdf_over_the_page_limit_is_refused_before_any_page_is_read() -> None:
+    started = time.process_time()
+    with pytest.raises(IngestError, match=r"the PDF has 40 pages; at most 10 are read \(max_pdf_pages\)"):
+        extract("pdf", COSTLY, IngestLimits(max_pages=10))
+    assert time.process_time() - started < 0.2
+
+
+def test_text_over_the_character_limit_is_refused_while_it_is_extracted() -> None:
+    started = time.process_time()
+    with pytest.raises(IngestError, match=r"more than 20,000 characters of text \(max_text_chars\)"):
+        extract("pdf", COSTLY, IngestLimits(max_chars=20_000))
+    assert time.process_time() - started < 0.3  # stopped within the first pages, not after all forty
+    with pytest.raises(IngestError, match=r"more than 3 characters of text \(max_text_chars\)"):
+        extract("txt", b"four", IngestLimits(max_chars=3))
+
+
+def test_reading_a_pdf_stops_at_its_time_limit() -> None:
+    started = time.monotonic()
+    with pytest.raises(IngestError, match=r"reading the PDF took longer than 0.1 s"):
+        extract("pdf", COSTLY, IngestLimits(max_seconds=0.1))
+    assert time.monotonic() - started < 1.0
+
+
+def test_ingest_extracts_and_finds_keywords_in_one_go() -> None:
+    extracted, found = ingest("pdf", make_pdf("Robots read robots"), IngestLimits(), True)
+    assert (extracted.text, found) == ("Robots read robots", ["robots", "read"])
+    assert ingest("txt", b"words words", IngestLimits(), False)[1] == []
