@@ -10,6 +10,7 @@ import pytest
 from tfrobot.brain.chain.base import Chain, scripts_of
 from tfrobot.brain.chain.events import (
     AssistantStep,
+    ConfirmationRequested,
     ConsoleOutput,
     FinalMessage,
     ReasoningToken,
@@ -17,11 +18,11 @@ from tfrobot.brain.chain.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from tfrobot.brain.chain.llms import OpenAIChat, ProviderError, ScriptedCall, ScriptRule
+from tfrobot.brain.chain.llms import OpenAIChat, ProviderError, ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.demo import demo_chain as make_chain
 from tfrobot.brain.demo import weather
-from tfrobot.drive import Drive
-from tfrobot.schema.message import TRACE_META_KEY, AssistantTextMessage, BaseMessage, TextMessage
+from tfrobot.drive import Drive, Tool
+from tfrobot.schema.message import TRACE_META_KEY, AssistantTextMessage, BaseMessage, TextMessage, ToolCall
 
 
 async def test_a_turn_calls_tools_in_parallel_runs_a_script_and_answers() -> None:
@@ -162,3 +163,25 @@ async def test_event_stream_is_json_ready() -> None:
     restored = [adapter.validate_json(adapter.dump_json(e)) for e in events]
     assert restored == events
     assert {type(e) for e in restored} >= {AssistantStep, ToolCallStarted, ToolCallFinished, ConsoleOutput}
+
+
+async def test_a_call_that_needs_confirmation_is_announced_then_asked_for() -> None:
+    asked: list[str] = []
+
+    async def approve(call: ToolCall) -> bool:
+        asked.append(call.name)
+        return True
+
+    rules = [
+        ScriptRule(user="weather", tool_calls=[ScriptedCall(name="weather", arguments={"city": "Paris"})]),
+        ScriptRule(after="tool:weather", reply="done: {results}"),
+    ]
+    chain = Chain(ScriptedChat(rules=rules), Drive([Tool(weather, confirm=True)]), confirm=approve)
+    events = [e async for e in chain.astream(TextMessage(content="weather?"))]
+    kinds = [
+        type(e).__name__ for e in events if isinstance(e, ToolCallStarted | ConfirmationRequested | ToolCallFinished)
+    ]
+    assert kinds == ["ToolCallStarted", "ConfirmationRequested", "ToolCallFinished"]
+    assert asked == ["weather"]
+    assert isinstance(events[-1], FinalMessage)
+    assert events[-1].message.content == "done: Paris: 18C"
