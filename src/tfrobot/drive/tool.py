@@ -155,9 +155,15 @@ class BaseTool(ABC):
         try:
             return await asyncio.wait_for(self._call(arguments), timeout=self.timeout)
         except TimeoutError:
+            self._timed_out()
             raise ToolFailure(f"{self.name} timed out after {self.timeout:g} s") from None
+        except ToolFailure:  # already says what happened (a source's own failure)
+            raise
         except Exception as exc:  # the LLM must see the failure, the turn must go on
             raise ToolFailure(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+
+    def _timed_out(self) -> None:  # noqa: B027 - an optional hook, not an abstract one
+        """Hook: a call just timed out (a remote tool may check that its server still answers)."""
 
     def _to_return(self, call: ToolCall, value: Any) -> ToolReturn:
         if isinstance(value, ToolReturn):
