@@ -30,7 +30,7 @@ from tfrobotserver.app.invoke import find_robot
 from tfrobotserver.app.routes import RuntimeDep, get_principal
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.dtos.base import HttpModel
-from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input
+from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input, tools_component
 from tfrobotserver.robot.base import Robot
 
 router = APIRouter(prefix="/api")
@@ -91,8 +91,10 @@ async def chat_info(
     found = _chatting_robot(runtime, robot)
     agent = found.agent
     assert agent is not None  # checked by _chatting_robot
+    tools = tools_component(found)
+    names = [t.name for t in tools.catalog.tools()] if tools is not None else []
     return ChatInfo(
-        robot=found.name, llm=agent.llm, conversations=agent.conversations, prompt=agent.prompt, tools=list(agent.tools)
+        robot=found.name, llm=agent.llm, conversations=agent.conversations, prompt=agent.prompt, tools=names
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -14,12 +15,13 @@ from starlette.concurrency import run_in_threadpool
 
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.errors import ActionInputError
-from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, Principal
+from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER, Principal
 from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.app.auth import Authenticator
 from tfrobotserver.app.errors import ApiError, field_errors, internal_error
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.dtos.api import FieldError
+from tfrobotserver.robot.agent import prepared_turn
 from tfrobotserver.robot.base import Robot
 
 
@@ -72,12 +74,13 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
         ) from None
     kwargs: dict[str, Any] = dict(validated)
     where = f"{robot}/{component}/{action}"
+    context: dict[str, Any] = {PRINCIPAL: principal, ROBOT: owner, TURN_PREPARER: partial(prepared_turn, owner)}
     try:
         if ASYNC_SESSION in bound.injected.values():
             async with runtime.sessions.begin() as session:
-                result = await _call(comp, bound, kwargs, {ASYNC_SESSION: session, PRINCIPAL: principal, ROBOT: owner})
+                result = await _call(comp, bound, kwargs, {**context, ASYNC_SESSION: session})
         else:
-            result = await _call(comp, bound, kwargs, {PRINCIPAL: principal, ROBOT: owner})
+            result = await _call(comp, bound, kwargs, context)
     except ActionInputError as exc:
         error = FieldError(path=exc.path, message=exc.message, type="action_input", value=exc.value)
         raise ApiError(422, "invalid_params", f"{action!r} refused its parameters: {exc}", [error]) from None

@@ -11,7 +11,7 @@ import pytest
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings
-from tfrobotserver.robot.agent import build_brain, check_tools, system_prompt
+from tfrobotserver.robot.agent import build_brain, system_prompt
 from tfrobotserver.robot.base import AgentSpec, Robot
 from tfrobotserver.robot.demo import build_demo_robot
 from tfrobotserver.robot.factory.brain.llm import LLMComponent
@@ -23,8 +23,6 @@ def test_agent_parts_come_from_the_components() -> None:
     assert system_prompt(robot) == "You are TFRobot demo. Answer the user in English."
     with pytest.raises(RuntimeError, match="before the server started it"):
         build_brain(robot)  # the conversations store opens at start-up
-    with pytest.raises(ValueError, match=r"unknown tools \['x'\]"):
-        check_tools(["weather", "x"])
     bare = Robot("bare", {"prompt": PromptComponent()})
     with pytest.raises(ActionInputError, match="has no agent"):
         system_prompt(bare)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from jsonschema import SchemaError
 from jsonschema.validators import validator_for
@@ -12,8 +12,13 @@ from tfrobot.drive.mcp.results import tool_return
 from tfrobot.drive.tool import DEFAULT_TIMEOUT, BaseTool, ToolArgumentsError
 from tfrobot.schema.message import ToolReturn
 
-if TYPE_CHECKING:
-    from tfrobot.drive.mcp.source import MCPToolSource
+
+class ToolServer(Protocol):
+    """What a tool needs of its server's connection (`MCPToolSource` is one)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult: ...
+
+    def check_alive(self) -> None: ...
 
 
 class MCPTool(BaseTool):
@@ -22,7 +27,7 @@ class MCPTool(BaseTool):
 
     def __init__(
         self,
-        source: MCPToolSource,
+        source: ToolServer,
         listed: types.Tool,
         *,
         timeout: float = DEFAULT_TIMEOUT,
@@ -43,7 +48,7 @@ class MCPTool(BaseTool):
         self._schema = schema
 
     @classmethod
-    def from_listing(cls, source: MCPToolSource, listed: types.Tool, *, timeout: float) -> MCPTool:
+    def from_listing(cls, source: ToolServer, listed: types.Tool, *, timeout: float) -> MCPTool:
         """The tool with its annotations' defaults: destructive ones ask first, read-only ones are marked."""
         hints = listed.annotations or types.ToolAnnotations()
         read_only = hints.readOnlyHint is True
