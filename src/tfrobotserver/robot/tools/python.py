@@ -63,7 +63,11 @@ def python_tools(reference: str) -> list[BaseTool]:
     exported = getattr(found, "__all__", None)
     if exported is not None:
         objects = {name: getattr(found, name) for name in exported}
-        tools = [_as_tool(obj, f"{reference} ({name})") for name, obj in objects.items() if callable(obj)]
+        tools = [
+            _as_tool(obj, f"{reference} ({name})")
+            for name, obj in objects.items()
+            if isinstance(obj, BaseTool) or (callable(obj) and not inspect.isclass(obj))
+        ]
     else:
         tools = [obj for obj in vars(found).values() if isinstance(obj, BaseTool)]
     if not tools:
