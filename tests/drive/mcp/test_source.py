@@ -163,3 +163,18 @@ async def test_an_http_server_that_dies_fails_calls_instead_of_hanging() -> None
     finally:
         await source.aclose()
         stop(server)
+
+
+def test_a_source_starts_again_after_aclose_on_another_event_loop() -> None:
+    """An app's lifespan may run more than once (a test client per block), each on its own loop."""
+    source = stdio_source()
+
+    async def once() -> str:
+        await source.start()
+        try:
+            return (await call(source, "greet", '{"name": "Cy"}')).result
+        finally:
+            await source.aclose()
+
+    for _ in range(2):
+        assert asyncio.run(asyncio.wait_for(once(), 60)) == "Bonjour, Cy!"

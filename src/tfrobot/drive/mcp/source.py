@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import tempfile
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -114,9 +114,7 @@ class MCPToolSource:
         """A server run as a child process speaking over stdin/stdout. Its environment is the SDK's safe
         default (PATH, HOME …) plus `env`: the parent's secrets are not passed on unless named."""
         params = StdioServerParameters(command=command, args=list(args), env=dict(env or {}), cwd=cwd)
-        handle, path = tempfile.mkstemp(prefix=f"tfrobot-mcp-{name}-", suffix=".stderr")
-        os.close(handle)
-        stderr_path = Path(path)
+        stderr_path = Path(tempfile.gettempdir()) / f"tfrobot-mcp-{name}-{uuid.uuid4().hex[:12]}.stderr"
 
         @asynccontextmanager
         async def connect() -> AsyncIterator[Streams]:
@@ -154,6 +152,8 @@ class MCPToolSource:
         """Connect and list the tools; `MCPStartError` if that fails within `startup_timeout`. The source
         keeps trying in the background after a failure until `aclose()`."""
         if self._task is None:
+            # fresh events: a source may be started again, on another event loop (a new app lifespan)
+            self._wake, self._ready, self._attempted = asyncio.Event(), asyncio.Event(), asyncio.Event()
             self._stopping = False
             self._set_status("starting")
             self._task = asyncio.get_running_loop().create_task(self._supervise(), name=f"mcp:{self.name}")

@@ -109,6 +109,9 @@ class ToolCatalog:
                 continue
             try:
                 await source.mcp.start()
+                logger.info(
+                    "MCP server %r (%s): ready, %d tools", source.name, source.mcp.describe, len(source.mcp.tools())
+                )
             except MCPStartError as exc:
                 if isinstance(source.entry, MCPTools) and source.entry.optional:
                     logger.warning("%s (optional: its tools are missing until it answers)", exc)
