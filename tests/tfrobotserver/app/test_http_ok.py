@@ -169,6 +169,7 @@ async def test_openapi_docs(client: httpx.AsyncClient) -> None:
         "/api/robots/{robot}/components/{component}/actions",
         "/api/robots/{robot}/components/{component}/actions/{action}",
         "/api/robots/{robot}/chat",
+        "/api/robots/{robot}/chat/confirmations/{confirm_id}",
     }
 
 
