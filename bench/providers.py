@@ -384,7 +384,7 @@ start, cpu = time.perf_counter(), time.process_time()
 import tfrobot
 from tfrobot.brain.chain.llms import OpenAIChat
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-sdks = [m for m in ("openai", "anthropic", "google.genai", "zhipuai", "volcenginesdkarkruntime") if m in sys.modules]
+sdks = [m for m in ("openai", "anthropic", "google.genai", "zai", "volcenginesdkarkruntime") if m in sys.modules]
 print(elapsed, cpu, ",".join(sdks))
 """
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
-from tfrobot.chat import configured_llm
+from tfrobot.chat import TerminalConfirm, configured_llm
+from tfrobot.schema.message import ToolCall
 from tfrobotserver.cli import app
 
 
@@ -45,3 +48,19 @@ def test_a_real_provider_needs_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "needs a model" in result.output
     assert configured_llm(None, None) is None
     assert configured_llm("openai", "gpt-4o") is not None
+
+
+@pytest.mark.parametrize(
+    ("typed", "approved"), [("y\n", True), ("yes\n", True), ("n\n", False), ("\n", False), ("", False)]
+)
+async def test_the_terminal_asks_before_a_destructive_call(
+    typed: str, approved: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(typed))  # what the user types; "" is a closed stdin
+    out = io.StringIO()
+    ask = TerminalConfirm(Console(file=out, force_terminal=False, width=200))
+    call = ToolCall(id="c1", name="refund_order", arguments='{"order_id": "B-2"}')
+    assert await ask(call) is approved
+    assert 'run refund_order({"order_id": "B-2"})? [y/N]' in out.getvalue()
+    if not typed:
+        assert "refund_order refused: no input to ask on" in out.getvalue()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterable
 
@@ -22,7 +23,8 @@ from tfrobot.brain.chain.events import (
 from tfrobot.brain.chain.llms import ChatLLM, create_llm
 from tfrobot.brain.demo import demo_chain
 from tfrobot.brain.memory import SQLMessageStore
-from tfrobot.schema.message import TextMessage
+from tfrobot.drive import Confirm
+from tfrobot.schema.message import TextMessage, ToolCall
 
 PROVIDER_ENV = "TFROBOT_PROVIDER"
 MODEL_ENV = "TFROBOT_MODEL"
@@ -83,6 +85,23 @@ class ChatRenderer:
                 self.console.print(f"[dim]({event.message.finish_reason or 'done'}; {tokens})[/dim]")
 
 
+class TerminalConfirm:
+    """`tfrobot chat`'s `confirm` hook: asks y/N on the terminal before a destructive tool runs. Only `y`
+    or `yes` approves; anything else, or no input at all (stdin closed or at its end), refuses."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    async def __call__(self, call: ToolCall) -> bool:
+        question = f"  ? run {call.name}({call.arguments})? [y/N] "
+        try:
+            answer = await asyncio.to_thread(self.console.input, question, markup=False)
+        except (EOFError, OSError):
+            self.console.print(f"  ✗ {call.name} refused: no input to ask on", style="yellow", markup=False)
+            return False
+        return answer.strip().lower() in {"y", "yes"}
+
+
 async def chat(
     messages: Iterable[str],
     *,
@@ -90,10 +109,12 @@ async def chat(
     conversation_id: str | None = None,
     llm: ChatLLM | None = None,
     memory_url: str | None = None,
+    confirm: Confirm | None = None,
 ) -> str:
-    """Run one turn per message on the SQL store; returns the conversation id (to continue it later)."""
+    """Run one turn per message on the SQL store; returns the conversation id (to continue it later).
+    `confirm` asks before a call of a `confirm` tool (None: such calls are refused)."""
     store = await SQLMessageStore.open(memory_url)
-    brain = Brain(demo_chain(llm), store)
+    brain = Brain(demo_chain(llm, confirm=confirm), store)
     renderer = ChatRenderer(console)
     try:
         for text in messages:

@@ -177,8 +177,8 @@ def chat(
     """Chat with the demo robot in the terminal, streaming its thinking, tool calls and TFL output."""
     import asyncio
 
+    from tfrobot.chat import TerminalConfirm, configured_llm
     from tfrobot.chat import chat as run_chat
-    from tfrobot.chat import configured_llm
 
     out = Console()
     try:
@@ -188,7 +188,14 @@ def chat(
         raise typer.Exit(2) from None
     turns = message if message else _prompt_lines(out)
     conversation_id = asyncio.run(
-        run_chat(turns, console=out, conversation_id=conversation, llm=llm, memory_url=memory_url)
+        run_chat(
+            turns,
+            console=out,
+            conversation_id=conversation,
+            llm=llm,
+            memory_url=memory_url,
+            confirm=TerminalConfirm(out),
+        )
     )
     out.print(f"[dim]conversation: {conversation_id} (continue with --conversation {conversation_id})[/dim]")
 

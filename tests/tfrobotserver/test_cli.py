@@ -73,7 +73,7 @@ def test_serve_reports_robot_file_mistakes(tmp_path: Path) -> None:
     (tmp_path / "bot.yaml").write_text("name: bot\ntools: [teleport]\n", encoding="utf-8")
     result = runner.invoke(app, ["serve", "--config", str(tmp_path)])
     assert result.exit_code == 2
-    assert "cannot start: unknown tools ['teleport']" in result.output
+    assert "bot.yaml: tools[0] (teleport): unknown built-in tool 'teleport'" in result.output
     (tmp_path / "bot.yaml").write_text("name: bot\nllm: {provider: scripted, model: 3}\n", encoding="utf-8")
     result = runner.invoke(app, ["serve", "--config", str(tmp_path)])
     assert result.exit_code == 2

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.drive.mcp.conftest import ROOT, start_http_server, stop
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings, load_settings
 from tfrobotserver.cli import LOCAL_TOKEN_FILE
@@ -78,3 +80,32 @@ def test_readme_robot_config_serves(tmp_path: Path) -> None:
         assert reply["message"]["content"] == "Support here: refund?"
         nodes = client.post("/api/robots/support/components/graph/actions/aget_nodes", json={}).json()
         assert [n["iri"] for n in nodes["items"]] == ["ex:faq"]
+
+
+def test_readme_tools_robot_file_chats_with_python_and_mcp_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's robot file with a module:function tool and MCP servers over stdio and HTTP, as written
+    (only the HTTP port and the interpreter are this machine's)."""
+    server = start_http_server(token="web-secret")
+    try:
+        yaml_text = section("Tools: Python functions and MCP servers").split("```yaml\n", 1)[1].split("```", 1)[0]
+        yaml_text = yaml_text.replace("http://127.0.0.1:8765/mcp", server.url).replace(
+            "command: python", f"command: {sys.executable}"
+        )
+        folder = tmp_path / "robots"
+        folder.mkdir()
+        (folder / "shop.yaml").write_text(yaml_text, encoding="utf-8")
+        monkeypatch.setenv("WEB_TOKEN", "web-secret")
+        monkeypatch.chdir(ROOT)  # `python -m tests.…` from a checkout, as the README runs it
+        settings = load_settings(folder)
+        settings.data_dir = tmp_path / "data"
+        with TestClient(create_app(settings)) as client:
+            reply = client.post("/api/robots/shop/chat", json={"message": "my order?"}).json()
+            answer = reply["message"]["content"]
+            assert answer.startswith("Done: A-1: 2 books, shipped; Hello, Ann!; ")
+            assert '"mean": 2.0' in answer
+            refused = client.post("/api/robots/shop/chat", json={"message": "refund B-2"}).json()
+            assert "needs the user's confirmation, and this chat cannot ask" in refused["message"]["content"]
+    finally:
+        stop(server)

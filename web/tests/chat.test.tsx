@@ -94,4 +94,29 @@ describe("chat", () => {
     expect(new Headers(init?.headers).get("Authorization")).toBe("Bearer s3cret");
     localStorage.removeItem("tfrobot.token");
   });
+
+  it("asks before a destructive tool call and posts the answer", async () => {
+    const posted: string[] = [];
+    const fetchDouble = vi.fn(async (url: string, init: RequestInit) => {
+      if (url.includes("/chat/confirmations/")) {
+        posted.push(`${url} ${String(init.body)}`);
+        return new Response(null, { status: 204 });
+      }
+      return sse([
+        ["confirm", { id: "k1", call: { id: "c1", name: "refund_order", arguments: '{"order_id": "B-2"}' }, timeout: 20 }],
+        ["done", { conversationId: "conv-2", message: { content: "Done." }, trace: [] }],
+      ]);
+    });
+    vi.stubGlobal("fetch", fetchDouble);
+    render(
+      <MantineProvider>
+        <ChatView robot="shop" />
+      </MantineProvider>,
+    );
+    send("refund please");
+    await waitFor(() => expect(screen.getByText('refund_order({"order_id": "B-2"})')).toBeTruthy());
+    fireEvent.click(screen.getByRole("button", { name: "Approve" }));
+    await waitFor(() => expect(screen.getByTestId("confirm-state").textContent).toBe("approved"));
+    expect(posted).toEqual(['/api/robots/shop/chat/confirmations/k1 {"approve":true}']);
+  });
 });

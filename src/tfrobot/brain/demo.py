@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tfrobot.brain.chain.base import Chain
 from tfrobot.brain.chain.llms import ChatLLM, ScriptedCall, ScriptedChat, ScriptRule
-from tfrobot.drive import Drive, Tool, ToolOutput
+from tfrobot.drive import Confirm, Drive, Tool, ToolOutput
 from tfrobot.drive.tfl_registry import DriveToolRegistry
 from tfrobot.schema.message import ImageUserMsgPart
 from tfrobot.tfl import TFLInterpreter
@@ -54,8 +54,8 @@ RULES = [
 
 
 TOOLS: dict[str, Tool] = {"weather": Tool(weather), "chart": Tool(chart)}
-"""The demo tools by name (robot configurations list the ones they use). Built once: a `Tool` holds its
-arguments model and schema, which chains built per turn then share instead of deriving again."""
+"""The demo tools by name. Built once: a `Tool` holds its arguments model and schema, which chains built
+per turn then share instead of deriving again. (Robot files name them as the built-ins `weather`, `chart`.)"""
 
 
 def demo_drive() -> Drive:
@@ -64,9 +64,15 @@ def demo_drive() -> Drive:
 
 
 def demo_chain(
-    llm: ChatLLM | None = None, *, rules: list[ScriptRule] | None = None, max_steps: int = 6, stream: bool = True
+    llm: ChatLLM | None = None,
+    *,
+    rules: list[ScriptRule] | None = None,
+    max_steps: int = 6,
+    stream: bool = True,
+    confirm: Confirm | None = None,
 ) -> Chain:
-    """A chain with the demo tools and TFL; `ScriptedChat` with `RULES` unless another LLM is given."""
+    """A chain with the demo tools and TFL; `ScriptedChat` with `RULES` unless another LLM is given;
+    `confirm` asks the user before a call of a `confirm` tool."""
     drive = demo_drive()
     return Chain(
         llm or ScriptedChat(rules=RULES if rules is None else rules),
@@ -74,4 +80,5 @@ def demo_chain(
         TFLInterpreter(DriveToolRegistry(drive)),
         max_steps=max_steps,
         stream=stream,
+        confirm=confirm,
     )

@@ -6,7 +6,8 @@ import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from tfrobot.drive.tool import Tool
+from tfrobot.drive.confirm import DEFAULT_CONFIRM_TIMEOUT, Confirm, confirmation_refusal
+from tfrobot.drive.tool import BaseTool, Tool
 from tfrobot.schema.message import BaseMessage, ToolCall, ToolReturn
 from tfrobot.schema.tool_definition import ToolDefinition
 
@@ -14,14 +15,21 @@ from tfrobot.schema.tool_definition import ToolDefinition
 class Drive:
     """Registered tools by name. Unknown tools and failures become error results, never exceptions."""
 
-    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = ()) -> None:
-        self._tools: dict[str, Tool] = {}
+    def __init__(
+        self,
+        tools: Iterable[BaseTool | Callable[..., Any]] = (),
+        *,
+        confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT,
+    ) -> None:
+        self._tools: dict[str, BaseTool] = {}
+        self.confirm_timeout = confirm_timeout
+        """Seconds a `confirm=True` call waits for the user's answer (then it counts as refused)."""
         for item in tools:
             self.register(item)
 
-    def register(self, item: Tool | Callable[..., Any]) -> Tool:
+    def register(self, item: BaseTool | Callable[..., Any]) -> BaseTool:
         """Add a tool (or a plain callable, wrapped). Two tools with one name are an error, not a shadow."""
-        added = item if isinstance(item, Tool) else Tool(item)
+        added = item if isinstance(item, BaseTool) else Tool(item)
         if added.name in self._tools:
             raise ValueError(f"a tool named {added.name!r} is already registered; give one of them another name")
         self._tools[added.name] = added
@@ -30,7 +38,7 @@ class Drive:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    def __getitem__(self, name: str) -> Tool:
+    def __getitem__(self, name: str) -> BaseTool:
         return self._tools[name]
 
     def names(self) -> list[str]:
@@ -42,16 +50,27 @@ class Drive:
         """The tools as the LLM should see them, in registration order."""
         return [t.spec for t in self._tools.values()]
 
-    async def call(self, call: ToolCall) -> ToolReturn:
+    def needs_confirmation(self, calls: Sequence[ToolCall]) -> list[ToolCall]:
+        """The calls among `calls` that wait for the user's approval before they run."""
+        return [c for c in calls if c.name in self._tools and self._tools[c.name].confirm]
+
+    async def call(self, call: ToolCall, *, confirm: Confirm | None = None) -> ToolReturn:
+        """Run one call (after the user's approval through `confirm` when the tool asks for it)."""
         found = self._tools.get(call.name)
         if found is None:
             known = ", ".join(self._tools) or "none"
             return ToolReturn(
                 call_id=call.id, name=call.name, is_error=True, result=f"unknown tool {call.name!r}; tools: {known}"
             )
+        if found.confirm:
+            refusal = await confirmation_refusal(call, confirm, self.confirm_timeout)
+            if refusal is not None:
+                return ToolReturn(call_id=call.id, name=call.name, is_error=True, result=refusal)
         return await found.run(call)
 
-    async def execute(self, calls: Sequence[ToolCall], *, conversation_id: str | None = None) -> BaseMessage:
+    async def execute(
+        self, calls: Sequence[ToolCall], *, conversation_id: str | None = None, confirm: Confirm | None = None
+    ) -> BaseMessage:
         """Run one turn's calls concurrently; results keep the calls' order (the seed's role="tool" message)."""
-        results = await asyncio.gather(*(self.call(c) for c in calls))
+        results = await asyncio.gather(*(self.call(c, confirm=confirm) for c in calls))
         return BaseMessage(role="tool", tool_reses=list(results), conversation_id=conversation_id)

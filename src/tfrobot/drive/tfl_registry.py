@@ -6,16 +6,17 @@ from collections.abc import Collection
 from itertools import count
 from typing import Any
 
-from pydantic import ValidationError
-
 from tfrobot.drive.drive import Drive
-from tfrobot.drive.tool import ToolFailure, ToolOutput
+from tfrobot.drive.tool import ToolArgumentsError, ToolFailure, ToolOutput
 from tfrobot.schema.message import ToolReturn
 from tfrobot.tfl import TFLToolSignature, ToolResult
 
 
 class DriveToolRegistry:
-    """Implements `tfrobot.tfl.TFLToolRegistry` over a `Drive`: same validation, same time-outs."""
+    """Implements `tfrobot.tfl.TFLToolRegistry` over a `Drive`: same validation, same time-outs.
+
+    Tools that need the user's confirmation are refused inside scripts: a script may call a tool in a
+    loop, and the user approves calls one by one, as the LLM's own tool calls."""
 
     def __init__(self, drive: Drive) -> None:
         self.drive = drive
@@ -28,12 +29,8 @@ class DriveToolRegistry:
         if name not in self.drive:
             return None
         tool = self.drive[name]
-        fields = tool.arguments.model_fields
         return TFLToolSignature(
-            name=name,
-            parameters=tuple(fields),
-            required=frozenset(key for key, field in fields.items() if field.is_required()),
-            description=tool.description,
+            name=name, parameters=tool.parameter_names, required=tool.required, description=tool.description
         )
 
     async def acall(self, name: str, arguments: dict[str, Any]) -> object:
@@ -42,10 +39,14 @@ class DriveToolRegistry:
         made it a number). Failures are the same error `ToolReturn` an LLM would see."""
         tool = self.drive[name]
         try:
-            value = await tool.invoke(tool.arguments.model_validate(arguments))
-        except (ValidationError, ToolFailure) as exc:
-            call_id = f"tfl_{next(self._ids)}"
-            return ToolReturn(call_id=call_id, name=name, is_error=True, result=tool.failure_text(exc))
+            if tool.confirm:
+                raise ToolFailure(
+                    f"{name} needs the user's confirmation, which a TFL script cannot ask for; "
+                    "call it as a tool call instead"
+                )
+            value = await tool.invoke(tool.validate(arguments))
+        except (ToolArgumentsError, ToolFailure) as exc:
+            return ToolReturn(call_id=f"tfl_{next(self._ids)}", name=name, is_error=True, result=str(exc))
         if isinstance(value, ToolOutput):  # TFL's own form of a value with attachments
             return ToolResult(value.result, tuple(value.attachments))
         return value

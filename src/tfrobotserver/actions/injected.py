@@ -31,7 +31,9 @@ class Injected:
 ASYNC_SESSION = "async_session"
 PRINCIPAL = "principal"
 ROBOT = "robot"
-"""The `Robot` that owns the component (for actions that use its other components: chat, dry run)."""
+"""The `Robot` that owns the component (for actions that use its other components)."""
+TURN_PREPARER = "turn_preparer"
+"""The robot's `TurnPreparer` (`tfrobotserver.robot.turn`): its next turn for an input, prepared, not run."""
 
 _BY_TYPE: dict[Any, str] = {AsyncSession: ASYNC_SESSION, Principal: PRINCIPAL}
 

@@ -10,6 +10,11 @@ event of `tfrobot.brain.chain.events`, as JSON), `delta` (`{"text"}` for each te
 mid-stream is an `error` event carrying the API's error body (`{"error", "message", "errorId"}`).
 `GET` on the same path answers 200 when the robot can chat (the console hides its chat otherwise: 404).
 
+Tools that need the user's confirmation: the stream sends a `confirm` event (`{"id", "call", "timeout"}`)
+before such a call runs, and the turn waits until `POST /api/robots/{robot}/chat/confirmations/{id}`
+with `{"approve": true|false}` (write scope, the principal that started the turn) answers, or the time-out
+refuses it. The JSON chat cannot ask: such calls are refused with a result that says to use the stream.
+
 No `from __future__ import annotations` here: FastAPI reads these signatures at run time.
 """
 
@@ -21,17 +26,18 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field, ValidationError
 
-from tfrobot.brain.chain.events import ChainEvent, FinalMessage, TokenDelta
+from tfrobot.brain.chain.events import ChainEvent, ConfirmationRequested, FinalMessage, TokenDelta
 from tfrobot.schema.message import UserMessage
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
+from tfrobotserver.app.confirmations import TurnConfirmations, answer_confirmation
 from tfrobotserver.app.errors import ApiError, field_errors, internal_error
 from tfrobotserver.app.invoke import find_robot
 from tfrobotserver.app.routes import RuntimeDep, get_principal
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.redaction import redact
-from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input
+from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input, tools_component
 from tfrobotserver.robot.base import Robot
 
 router = APIRouter(prefix="/api")
@@ -52,6 +58,12 @@ class ChatReply(HttpModel):
     message: dict[str, Any] | None = None
     trace: list[dict[str, Any]] = Field(default_factory=list)
     request: dict[str, Any] | None = None
+
+
+class ConfirmationAnswer(HttpModel):
+    """The user's answer to a `confirm` event."""
+
+    approve: bool
 
 
 class ChatInfo(HttpModel):
@@ -92,8 +104,10 @@ async def chat_info(
     found = _chatting_robot(runtime, robot)
     agent = found.agent
     assert agent is not None  # checked by _chatting_robot
+    tools = tools_component(found)
+    names = [t.name for t in tools.catalog.tools()] if tools is not None else []
     return ChatInfo(
-        robot=found.name, llm=agent.llm, conversations=agent.conversations, prompt=agent.prompt, tools=list(agent.tools)
+        robot=found.name, llm=agent.llm, conversations=agent.conversations, prompt=agent.prompt, tools=names
     )
 
 
@@ -118,10 +132,13 @@ async def chat(
         reply = ChatReply(conversation_id=body.conversation_id or "", request=redact(provider_request))
         return JSONResponse(reply.model_dump(mode="json"))
     Authenticator.require(principal, "write", "chatting (it stores the conversation)")
-    brain = build_brain(found)
     user_input = new_input(body.message, body.conversation_id)
     if "text/event-stream" in request.headers.get("accept", ""):
-        return StreamingResponse(_stream(brain.stream(user_input), user_input, where), media_type="text/event-stream")
+        confirm = TurnConfirmations(runtime.sessions, found.name, principal, user_input)
+        brain = build_brain(found, confirm)
+        events = _stream(brain.stream(user_input), user_input, where, confirm, brain.chain.drive.confirm_timeout)
+        return StreamingResponse(events, media_type="text/event-stream")
+    brain = build_brain(found)
     try:
         final = await brain.run(user_input)
     except Exception as exc:
@@ -129,12 +146,44 @@ async def chat(
     return JSONResponse(_reply(user_input, final).model_dump(mode="json"))
 
 
-async def _stream(events: AsyncIterator[ChainEvent], user_input: UserMessage, where: str) -> AsyncIterator[bytes]:
+@router.post("/robots/{robot}/chat/confirmations/{confirm_id}", status_code=204)
+async def confirm_call(
+    robot: str,
+    confirm_id: str,
+    runtime: RuntimeDep,
+    principal: Annotated[Principal, Depends(get_principal)],
+    request: Request,
+) -> Response:
+    """Approve or refuse a tool call a streaming turn asked about (its `confirm` event's id)."""
+    _chatting_robot(runtime, robot)
+    Authenticator.require(principal, "write", "answering a tool confirmation")
+    try:
+        body = ConfirmationAnswer.model_validate_json((await request.body()).strip() or b"{}")
+    except ValidationError as exc:
+        errors = field_errors(exc.errors(include_url=False))
+        raise ApiError(422, "invalid_params", "the answer needs `approve`: true or false", errors) from None
+    async with runtime.sessions.begin() as session:
+        answered = await answer_confirmation(session, robot, confirm_id, body.approve, principal)
+    if not answered:
+        raise ApiError(
+            404, "not_found", f"no pending confirmation {confirm_id!r} of robot {robot!r} for you: it was answered "
+            "already, its turn ended, or another principal's turn asked it",
+        )  # fmt: skip
+    return Response(status_code=204)
+
+
+async def _stream(
+    events: AsyncIterator[ChainEvent], user_input: UserMessage, where: str, confirm: TurnConfirmations, timeout: float
+) -> AsyncIterator[bytes]:
     final = None
     try:
         async for event in events:
             yield _sse("event", event.model_dump(mode="json"))
-            if isinstance(event, TokenDelta):
+            if isinstance(event, ConfirmationRequested):
+                confirm_id = await confirm.open(event.call)
+                call = event.call.model_dump(mode="json")
+                yield _sse("confirm", {"id": confirm_id, "call": call, "timeout": timeout})
+            elif isinstance(event, TokenDelta):
                 yield _sse("delta", {"text": event.text})
             elif isinstance(event, FinalMessage):
                 final = event.message

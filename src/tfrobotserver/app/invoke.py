@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -14,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.errors import ActionConflictError, ActionInputError
-from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, Principal
+from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER, Principal
 from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.app.auth import Authenticator
 from tfrobotserver.app.errors import ApiError, field_errors, internal_error
@@ -22,6 +23,7 @@ from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.app.storable_json import unstorable_body
 from tfrobotserver.dtos.api import FieldError
 from tfrobotserver.redaction import redact, redact_text
+from tfrobotserver.robot.agent import prepared_turn
 from tfrobotserver.robot.base import Robot
 
 
@@ -84,12 +86,13 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
         ) from None
     kwargs: dict[str, Any] = dict(validated)
     where = f"{robot}/{component}/{action}"
+    context: dict[str, Any] = {PRINCIPAL: principal, ROBOT: owner, TURN_PREPARER: partial(prepared_turn, owner)}
     try:
         if ASYNC_SESSION in bound.injected.values():
             async with runtime.sessions.begin() as session:
-                result = await _call(comp, bound, kwargs, {ASYNC_SESSION: session, PRINCIPAL: principal, ROBOT: owner})
+                result = await _call(comp, bound, kwargs, {**context, ASYNC_SESSION: session})
         else:
-            result = await _call(comp, bound, kwargs, {PRINCIPAL: principal, ROBOT: owner})
+            result = await _call(comp, bound, kwargs, context)
     except ActionInputError as exc:
         message = redact_text(exc.message)
         error = FieldError(path=exc.path, message=message, type="action_input", value=redact(exc.value))

@@ -25,13 +25,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.schema import CreateColumn
 
 from tfrobot.brain.memory import watch_lost_connections
-from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT
+from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.robot.base import Robot
 from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.storage import metadata
 
-PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT})
+PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER})
 """Context keys the server can inject into action parameters."""
 _STARTUP_LOCK: Final = 0x7466_7365_7276_6572  # "tfserver": one start-up at a time per PostgreSQL database
 logger = logging.getLogger("tfrobotserver")

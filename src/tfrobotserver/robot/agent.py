@@ -2,9 +2,10 @@
 
 `AgentSpec` (on the `Robot`) names the components: the LLM component gives the `ChatLLM`, the prompt
 component the system prompt (its template rendered with its defaults), the conversations component
-the `SQLMessageStore`; tools are the demo tools of `tfrobot.brain.demo`, by name. Everything is
-built per turn from the components' *current* configuration, so a config change applies to the
-next turn without a restart.
+the `SQLMessageStore`, the tools component the tools (built-ins, Python callables, MCP servers — as
+its robot file names them). Everything is built per turn from the components' *current*
+configuration and tool listings, so a config change or a server's new tools apply to the next turn
+without a restart. Nothing here knows the demo: it is a robot file like any other.
 """
 
 from __future__ import annotations
@@ -14,23 +15,17 @@ from typing import Any
 from tfrobot.brain import Brain
 from tfrobot.brain.chain.base import Chain
 from tfrobot.brain.chain.llms import ChatLLM
-from tfrobot.brain.demo import TOOLS
-from tfrobot.drive import Drive
+from tfrobot.drive import Confirm, Drive
 from tfrobot.drive.tfl_registry import DriveToolRegistry
-from tfrobot.schema.message import BaseMessage, TextMessage, UserMessage
+from tfrobot.schema.message import TextMessage
 from tfrobot.tfl import TFLInterpreter
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.robot.base import AgentSpec, Robot
 from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
 from tfrobotserver.robot.factory.brain.llm import LLMComponent
 from tfrobotserver.robot.factory.prompt import PromptComponent
-
-
-def check_tools(names: list[str] | tuple[str, ...]) -> None:
-    """Refuse tool names that are not demo tools (with the list of known ones)."""
-    unknown = sorted(set(names) - set(TOOLS))
-    if unknown:
-        raise ValueError(f"unknown tools {unknown}; known tools: {sorted(TOOLS)}")
+from tfrobotserver.robot.tools import ToolsComponent
+from tfrobotserver.robot.turn import PreparedTurn
 
 
 def _spec(robot: Robot) -> AgentSpec:
@@ -58,6 +53,12 @@ def conversations_component(robot: Robot) -> ConversationsComponent:
     return _component(robot, _spec(robot).conversations, ConversationsComponent)  # type: ignore[no-any-return]
 
 
+def tools_component(robot: Robot) -> ToolsComponent | None:
+    """The robot's tools component (None: it has no tools)."""
+    name = _spec(robot).tools
+    return None if name is None else _component(robot, name, ToolsComponent)
+
+
 def system_prompt(robot: Robot) -> str | None:
     """The prompt component's template rendered with its defaults (None without a prompt component)."""
     spec = _spec(robot)
@@ -67,22 +68,26 @@ def system_prompt(robot: Robot) -> str | None:
     return prompt.render_default()
 
 
-def build_chain(robot: Robot) -> Chain:
-    """The chain for the next turn, from the components' current configuration."""
+def build_chain(robot: Robot, confirm: Confirm | None = None) -> Chain:
+    """The chain for the next turn, from the components' current configuration. `confirm` asks the user
+    before a call of a `confirm` tool (None: such calls are refused with a result that says why)."""
     spec = _spec(robot)
-    drive = Drive([TOOLS[name] for name in spec.tools])
+    tools = tools_component(robot)
+    drive = Drive(tools.catalog.tools() if tools is not None else (), confirm_timeout=spec.confirm_timeout)
     return Chain(
         llm_component(robot).llm(),
         drive,
         TFLInterpreter(DriveToolRegistry(drive)),
         max_steps=spec.max_steps,
         system_prompt=system_prompt(robot),
+        confirm=confirm,
     )
 
 
-def build_brain(robot: Robot) -> Brain:
+def build_brain(robot: Robot, confirm: Confirm | None = None) -> Brain:
     """Chain plus the conversations component's store."""
-    return Brain(build_chain(robot), conversations_component(robot).store, recall_turns=_spec(robot).recall_turns)
+    chain = build_chain(robot, confirm)
+    return Brain(chain, conversations_component(robot).store, recall_turns=_spec(robot).recall_turns)
 
 
 def new_input(message: str, conversation_id: str | None) -> TextMessage:
@@ -90,19 +95,19 @@ def new_input(message: str, conversation_id: str | None) -> TextMessage:
     return TextMessage(content=message, conversation_id=conversation_id)
 
 
-async def prepared_turn(
-    robot: Robot, message: str, conversation_id: str | None
-) -> tuple[Chain, list[BaseMessage], UserMessage]:
-    """The robot's chain, the history its first thinking step sends (system prompt first), and the input:
-    recalled and prefixed by the same `Brain.history` and `Chain.prompt_history` a turn uses."""
+async def prepared_turn(robot: Robot, message: str, conversation_id: str | None) -> PreparedTurn:
+    """The robot's next turn for `message`, prepared but not run: the tools, the history its first thinking
+    step sends (recalled and prefixed by the same `Brain.history` and `Chain.prompt_history` a turn uses),
+    the input. The server injects this as the `TurnPreparer` of the LLM component's dry run."""
     brain = build_brain(robot)
     user_input = new_input(message, conversation_id)
-    return brain.chain, brain.chain.prompt_history(await brain.history(user_input)), user_input
+    history = brain.chain.prompt_history(await brain.history(user_input))
+    return PreparedTurn(brain.chain.tools, history, user_input)
 
 
 async def dry_run_request(
     robot: Robot, message: str, conversation_id: str | None, llm: ChatLLM | None = None
 ) -> dict[str, Any]:
     """The exact request the first thinking step of this turn would send to `llm` (default: the robot's)."""
-    chain, history, user_input = await prepared_turn(robot, message, conversation_id)
-    return (llm or chain.llm).construct_request_params(user_input, history, chain.tools or None, intermediate_msgs=[])
+    turn = await prepared_turn(robot, message, conversation_id)
+    return turn.request(llm or llm_component(robot).llm())

@@ -11,14 +11,17 @@ from tfrobotserver.actions.errors import ActionProtocolError
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """Which of a robot's components make up its agent loop, and its tools (by name)."""
+    """Which of a robot's components make up its agent loop (by component name; None: it has none)."""
 
     llm: str = "llm"
     conversations: str = "conversations"
     prompt: str | None = "prompt"
-    tools: tuple[str, ...] = ()
+    tools: str | None = None
+    """The tools component (`ToolsComponent`); None: the robot has no tools."""
     recall_turns: int = 20
     max_steps: int = 6
+    confirm_timeout: float = 300.0
+    """Seconds a call of a `confirm` tool waits for the user's answer (then it counts as refused)."""
 
 
 class Robot:
@@ -40,7 +43,12 @@ class Robot:
                 )  # fmt: skip
             comp._tfs_robot, comp._tfs_name = name, comp_name
         if agent is not None:
-            roles = {"llm": agent.llm, "conversations": agent.conversations, "prompt": agent.prompt}
+            roles = {
+                "llm": agent.llm,
+                "conversations": agent.conversations,
+                "prompt": agent.prompt,
+                "tools": agent.tools,
+            }
             for role, wanted in roles.items():
                 if wanted is not None and wanted not in components:
                     raise ValueError(

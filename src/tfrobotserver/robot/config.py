@@ -5,13 +5,15 @@ name: demo
 description: Offline demo
 llm: {provider: scripted, model: null, params: {}}   # any provider of create_llm; keys from the environment
 prompt: {template: "You are {{ robot }}.", defaults: {robot: Demo}}
-tools: [weather, chart]                              # demo tools of tfrobot.brain.demo, by name
+tools: [weather, myapp.tools:lookup, {mcp: files, command: python, args: [-m, files_server]}]  # see robot.tools
+confirm_timeout: 300                                 # seconds a `confirm` tool's call waits for the user
 memory: {url: null}                                  # SQLMessageStore URL; null: the server's database
 documents: {collection: demo, seed_docs: 42}         # document memory (null: none)
 graph: {collection: demo, seed: demo}                # knowledge graph (null: none)
 ```
 
-Components get fixed names: `llm`, `prompt`, `conversations`, `memory` (documents), `graph`.
+Components get fixed names: `llm`, `prompt`, `conversations`, `tools`, `memory` (documents), `graph`.
+Errors name the file and the entry (`tools[2] (myapp.tools:nope): …`).
 """
 
 from __future__ import annotations
@@ -25,13 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.dtos.factory.base import Edge, Node
-from tfrobotserver.robot.agent import check_tools
 from tfrobotserver.robot.base import AgentSpec, Robot
 from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
 from tfrobotserver.robot.factory.brain.llm import LLMComponent
 from tfrobotserver.robot.factory.brain.memory.graph_component import GraphComponent, demo_graph_elements
 from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
 from tfrobotserver.robot.factory.prompt import PromptComponent
+from tfrobotserver.robot.tools import ToolEntry, ToolsComponent
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 DEMO_CONFIG = Path(__file__).with_name("configs") / "demo.yaml"
@@ -45,6 +47,8 @@ class LLMConfig(_Config):
     provider: str = "scripted"
     model: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
+    params_from: dict[str, str] = Field(default_factory=dict)
+    """Parameters whose values are Python objects named `module:attribute` (e.g. scripted `rules`)."""
 
 
 class PromptConfig(_Config):
@@ -83,11 +87,13 @@ class RobotConfig(_Config):
     description: str = ""
     llm: LLMConfig = Field(default_factory=LLMConfig)
     prompt: PromptConfig | None = None
-    tools: list[str] = Field(default_factory=list)
+    tools: list[ToolEntry] = Field(default_factory=list)
+    """Built-in names, `module:function` / `module:*`, MCP servers (`tfrobotserver.robot.tools.entries`)."""
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     documents: DocumentsConfig | None = None
     graph: GraphConfig | None = None
     max_steps: int = Field(default=6, ge=1)
+    confirm_timeout: float = Field(default=300.0, gt=0)
 
 
 def load_robot_config(path: Path) -> RobotConfig:
@@ -102,11 +108,19 @@ def load_robot_config(path: Path) -> RobotConfig:
 
 def build_robot(config: RobotConfig) -> Robot:
     """The robot a configuration describes."""
-    check_tools(config.tools)
     components: dict[str, TFSComponent] = {
-        "llm": LLMComponent(provider=config.llm.provider, model=config.llm.model, params=config.llm.params),
+        "llm": LLMComponent(
+            provider=config.llm.provider,
+            model=config.llm.model,
+            params=config.llm.params,
+            params_from=config.llm.params_from,
+        ),
         "conversations": ConversationsComponent(memory_url=config.memory.url),
     }
+    if config.tools:
+        tools = ToolsComponent(tools=config.tools)
+        tools.catalog.sources()  # resolves every entry now: a wrong one is an error that names it
+        components["tools"] = tools
     if config.prompt is not None:
         components["prompt"] = PromptComponent(template=config.prompt.template, defaults=config.prompt.defaults)
     if config.documents is not None:
@@ -124,16 +138,21 @@ def build_robot(config: RobotConfig) -> Robot:
         components["graph"] = GraphComponent(collection=graph.collection or config.name, nodes=nodes, edges=edges)
     agent = AgentSpec(
         prompt="prompt" if config.prompt is not None else None,
-        tools=tuple(config.tools),
+        tools="tools" if config.tools else None,
         recall_turns=config.memory.recall_turns,
         max_steps=config.max_steps,
+        confirm_timeout=config.confirm_timeout,
     )
     return Robot(config.name, components, description=config.description, agent=agent)
 
 
 def load_robot(path: Path) -> Robot:
-    """`build_robot(load_robot_config(path))`."""
-    return build_robot(load_robot_config(path))
+    """`build_robot(load_robot_config(path))`; errors name the file."""
+    config = load_robot_config(path)
+    try:
+        return build_robot(config)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def robot_files(folder: Path) -> list[Path]:

@@ -11,6 +11,7 @@ import pytest
 from tfrobot.brain.chain.base import Chain, scripts_of
 from tfrobot.brain.chain.events import (
     AssistantStep,
+    ConfirmationRequested,
     ConsoleOutput,
     FinalMessage,
     ReasoningToken,
@@ -21,8 +22,15 @@ from tfrobot.brain.chain.events import (
 from tfrobot.brain.chain.llms import OpenAIChat, ProviderError, ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.demo import demo_chain as make_chain
 from tfrobot.brain.demo import weather
-from tfrobot.drive import Drive
-from tfrobot.schema.message import TRACE_META_KEY, AssistantTextMessage, BaseMessage, ConsoleResult, TextMessage
+from tfrobot.drive import Drive, Tool
+from tfrobot.schema.message import (
+    TRACE_META_KEY,
+    AssistantTextMessage,
+    BaseMessage,
+    ConsoleResult,
+    TextMessage,
+    ToolCall,
+)
 from tfrobot.tfl import TFLInterpreter, seconds_of
 
 
@@ -193,3 +201,25 @@ async def test_the_scripts_of_a_turn_share_its_tfl_time_budget() -> None:
     assert elapsed < 10
     with pytest.raises(ValueError, match="tfl_turn_seconds must be positive"):
         Chain(ScriptedChat(), tfl_turn_seconds=0)
+
+
+async def test_a_call_that_needs_confirmation_is_announced_then_asked_for() -> None:
+    asked: list[str] = []
+
+    async def approve(call: ToolCall) -> bool:
+        asked.append(call.name)
+        return True
+
+    rules = [
+        ScriptRule(user="weather", tool_calls=[ScriptedCall(name="weather", arguments={"city": "Paris"})]),
+        ScriptRule(after="tool:weather", reply="done: {results}"),
+    ]
+    chain = Chain(ScriptedChat(rules=rules), Drive([Tool(weather, confirm=True)]), confirm=approve)
+    events = [e async for e in chain.astream(TextMessage(content="weather?"))]
+    kinds = [
+        type(e).__name__ for e in events if isinstance(e, ToolCallStarted | ConfirmationRequested | ToolCallFinished)
+    ]
+    assert kinds == ["ToolCallStarted", "ConfirmationRequested", "ToolCallFinished"]
+    assert asked == ["weather"]
+    assert isinstance(events[-1], FinalMessage)
+    assert events[-1].message.content == "done: Paris: 18C"

@@ -25,7 +25,7 @@ async def test_list_robots(client: httpx.AsyncClient) -> None:
             "name": "demo",
             "description": "Offline demo: a scripted LLM with tools, documents, a knowledge graph and a prompt to "
             "debug.",
-            "components": ["llm", "conversations", "prompt", "memory", "graph"],
+            "components": ["llm", "conversations", "tools", "prompt", "memory", "graph"],
         },
         {"name": "broken", "description": "", "components": ["exploding"]},
     ]
@@ -36,11 +36,13 @@ async def test_list_components_with_config(client: httpx.AsyncClient) -> None:
     assert [(c["name"], c["type"]) for c in body] == [
         ("llm", "LLMComponent"),
         ("conversations", "ConversationsComponent"),
+        ("tools", "ToolsComponent"),
         ("prompt", "PromptComponent"),
         ("memory", "MemoryComponent"),
         ("graph", "GraphComponent"),
     ]
     config = {c["name"]: c["config"] for c in body}
+    assert config["tools"] == {"tools": ["weather", "chart"]}  # the robot file's entries, shown, not writable
     assert config["memory"] == {
         "collection": "demo",
         "seed_docs": 42,
@@ -52,7 +54,12 @@ async def test_list_components_with_config(client: httpx.AsyncClient) -> None:
         "template": "You are {{ robot }}. Answer {{ user }} in {{ language }}.",
         "defaults": {"robot": "TFRobot demo", "user": "the user", "language": "English"},
     }
-    assert config["llm"] == {"provider": "scripted", "model": None, "params": {}}
+    assert config["llm"] == {
+        "provider": "scripted",
+        "model": None,
+        "params": {},
+        "params_from": {"rules": "tfrobot.brain.demo:RULES"},
+    }
     assert config["conversations"] == {"memory_url": None}
 
 
@@ -171,6 +178,7 @@ async def test_openapi_docs(client: httpx.AsyncClient) -> None:
         "/api/robots/{robot}/components/{component}/actions",
         "/api/robots/{robot}/components/{component}/actions/{action}",
         "/api/robots/{robot}/chat",
+        "/api/robots/{robot}/chat/confirmations/{confirm_id}",
     }
 
 

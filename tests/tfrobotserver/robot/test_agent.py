@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -10,8 +12,8 @@ import pytest
 
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.app.factory import create_app
-from tfrobotserver.app.settings import ServerSettings
-from tfrobotserver.robot.agent import build_brain, check_tools, system_prompt
+from tfrobotserver.app.settings import ServerSettings, load_settings
+from tfrobotserver.robot.agent import build_brain, system_prompt
 from tfrobotserver.robot.base import AgentSpec, Robot
 from tfrobotserver.robot.config import DEMO_CONFIG, LLMConfig, build_robot, load_robot_config
 from tfrobotserver.robot.demo import build_demo_robot
@@ -24,8 +26,6 @@ def test_agent_parts_come_from_the_components() -> None:
     assert system_prompt(robot) == "You are TFRobot demo. Answer the user in English."
     with pytest.raises(RuntimeError, match="before the server started it"):
         build_brain(robot)  # the conversations store opens at start-up
-    with pytest.raises(ValueError, match=r"unknown tools \['x'\]"):
-        check_tools(["weather", "x"])
     bare = Robot("bare", {"prompt": PromptComponent()})
     with pytest.raises(ActionInputError, match="has no agent"):
         system_prompt(bare)
@@ -62,4 +62,35 @@ async def test_a_failing_provider_is_an_error_not_a_hang(tmp_path: Path, monkeyp
             "/api/robots/demo/components/conversations/actions/aget_conversations", json={}
         )
         assert len(conversations.json()["items"]) == 2  # failed turns are stored with their (empty) trace
+    await app.state.runtime.aclose()
+
+
+def test_the_agent_assembly_does_not_load_the_demo() -> None:
+    """The seam: assembling agents and serving robots imports nothing demo-specific (the demo is a robot file)."""
+    code = (
+        "import sys, tfrobotserver.robot.agent, tfrobotserver.robot.factory.brain.llm, tfrobotserver.app.factory\n"
+        "print('tfrobot.brain.demo' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+async def test_a_robot_file_chats_with_its_own_python_tool(tmp_path: Path) -> None:
+    """Regression: a robot file could name only the demo tools (`unknown tools [...]`)."""
+    robot = tmp_path / "robots" / "shop.yaml"
+    robot.parent.mkdir()
+    robot.write_text(
+        "name: shop\n"
+        "llm:\n  provider: scripted\n  params:\n    rules:\n"
+        "      - {user: order, tool_calls: [{name: lookup_order, arguments: {order_id: A-1}}]}\n"
+        '      - {after: "tool:lookup_order", reply: "Order {results}"}\n'
+        "tools: [tests.tfrobotserver.robot.tools.shop:lookup_order]\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(robot.parent)
+    settings.data_dir = tmp_path / "data"
+    app = create_app(settings)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+        reply = await client.post("/api/robots/shop/chat", json={"message": "my order?"})
+        assert reply.json()["message"]["content"] == "Order A-1: 2 books, shipped"
     await app.state.runtime.aclose()

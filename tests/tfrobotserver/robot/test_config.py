@@ -30,9 +30,10 @@ def test_yaml_builds_every_component(tmp_path: Path) -> None:
     (tmp_path / "support.yaml").write_text(SUPPORT, encoding="utf-8")
     robot = load_robot(tmp_path / "support.yaml")
     assert (robot.name, robot.description) == ("support", "Answers from the handbook")
-    assert list(robot.components) == ["llm", "conversations", "prompt", "memory", "graph"]
+    assert list(robot.components) == ["llm", "conversations", "tools", "prompt", "memory", "graph"]
     assert robot.agent is not None
-    assert robot.agent.tools == ("weather",)
+    assert robot.agent.tools == "tools"
+    assert [t.name for t in robot.components["tools"].catalog.tools()] == ["weather"]
     llm = robot.components["llm"]
     assert isinstance(llm, LLMComponent)
     assert llm.llm().provider == "scripted"
@@ -57,9 +58,9 @@ def test_configuration_mistakes_name_the_file_and_the_fix(tmp_path: Path) -> Non
     bad.write_text("name: [unclosed\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad\.yaml"):
         load_robot_config(bad)
-    config = load_robot_config(_write(tmp_path, "t.yaml", "name: t\ntools: [weather, teleport]\n"))
-    with pytest.raises(ValueError, match=r"unknown tools \['teleport'\]; known tools: \['chart', 'weather'\]"):
-        build_robot(config)
+    teleport = _write(tmp_path, "t.yaml", "name: t\ntools: [weather, teleport]\n")
+    with pytest.raises(ValueError, match=r"t\.yaml: tools\[1\] \(teleport\): unknown built-in tool 'teleport'"):
+        load_robot(teleport)
     with pytest.raises(ValueError, match="cannot build the 'nope' LLM"):
         build_robot(load_robot_config(_write(tmp_path, "n.yaml", "name: n\nllm: {provider: nope}\n")))
     with pytest.raises(ValueError, match=r"(?s)s\.yaml.*name.*should match pattern"):

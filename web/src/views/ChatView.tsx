@@ -5,7 +5,9 @@
  * Endpoint (see README, "Console → chat endpoint"):
  *   POST /api/robots/{robot}/chat  {message, conversationId?, dryRun?}
  *   → application/json {conversationId?, message, trace: [records], request?}
- *   → or text/event-stream: `delta` {text}, `trace` {record}, `done` {the JSON body above}.
+ *   → or text/event-stream: `delta` {text}, `trace` {record}, `done` {the JSON body above}, and
+ *     `confirm` {id, call, timeout} when a destructive tool waits: Approve / Refuse POST
+ *     /api/robots/{robot}/chat/confirmations/{id} {approve}.
  * The view is hidden when `GET /api/robots/{robot}/chat` answers 404.
  */
 import { Accordion, Alert, Badge, Button, Code, Group, Image, Paper, Stack, Switch, Text, Textarea } from "@mantine/core";
@@ -29,8 +31,17 @@ function contentText(content: unknown): string {
   return "";
 }
 
+export interface Confirmation {
+  id: string;
+  call: Rec;
+  timeout: number;
+  state: "asking" | "sending" | "approved" | "refused" | "failed";
+  error?: string;
+}
+
 export interface Turn {
   user: string;
+  confirms?: Confirmation[];
   reply: string;
   trace: Rec[];
   request?: unknown;
@@ -39,6 +50,40 @@ export interface Turn {
 }
 
 const enc = encodeURIComponent;
+
+function ConfirmCall(props: { robot: string; confirm: Confirmation; onState: (patch: Partial<Confirmation>) => void }) {
+  const { confirm } = props;
+  const answer = async (approve: boolean) => {
+    props.onState({ state: "sending" });
+    const res = await apiFetch(
+      `/api/robots/${enc(props.robot)}/chat/confirmations/${enc(confirm.id)}`,
+      { method: "POST", body: JSON.stringify({ approve }) },
+    );
+    if (res.ok) props.onState({ state: approve ? "approved" : "refused" });
+    else props.onState({ state: "failed", error: (await failure(res)).message });
+  };
+  const asking = confirm.state === "asking" || confirm.state === "sending";
+  return (
+    <Alert color={asking ? "orange" : confirm.state === "approved" ? "green" : "gray"} title="Confirm a tool call" data-confirm={confirm.id}>
+      <Code block>{`${toText(confirm.call.name)}(${toText(confirm.call.arguments)})`}</Code>
+      {asking ? (
+        <Group mt="xs" gap="xs">
+          <Button size="xs" color="red" loading={confirm.state === "sending"} onClick={() => void answer(true)}>
+            Approve
+          </Button>
+          <Button size="xs" variant="default" disabled={confirm.state === "sending"} onClick={() => void answer(false)}>
+            Refuse
+          </Button>
+          <Text size="xs" c="dimmed">{`refused after ${confirm.timeout} s without an answer`}</Text>
+        </Group>
+      ) : (
+        <Text size="sm" mt="xs" data-testid="confirm-state">
+          {confirm.state === "failed" ? `answer not taken: ${confirm.error ?? ""}` : confirm.state}
+        </Text>
+      )}
+    </Alert>
+  );
+}
 
 export function useChatAvailable(robot: string): boolean {
   const q = useQuery({
@@ -179,7 +224,10 @@ export function ChatView(props: { robot: string }) {
           const d = (ev.data && typeof ev.data === "object" ? ev.data : {}) as Rec;
           if (ev.event === "delta") update(i, (t) => ({ reply: t.reply + toText(d.text) }));
           else if (ev.event === "trace") update(i, (t) => ({ trace: [...t.trace, (d.record ?? d) as Rec] }));
-          else if (ev.event === "done") finish(i, d);
+          else if (ev.event === "confirm") {
+            const ask: Confirmation = { id: toText(d.id), call: (d.call ?? {}) as Rec, timeout: Number(d.timeout ?? 0), state: "asking" };
+            update(i, (t) => ({ confirms: [...(t.confirms ?? []), ask] }));
+          } else if (ev.event === "done") finish(i, d);
           else if (ev.event === "error") throw new Error(toText(d.message ?? ev.data));
         }
       } else {
@@ -208,6 +256,14 @@ export function ChatView(props: { robot: string }) {
           <Text size="sm" style={{ whiteSpace: "pre-wrap" }} data-testid="reply">
             {t.reply || (t.streaming ? "…" : "")}
           </Text>
+          {(t.confirms ?? []).map((c) => (
+            <ConfirmCall
+              key={c.id}
+              robot={props.robot}
+              confirm={c}
+              onState={(patch) => update(i, (turn) => ({ confirms: (turn.confirms ?? []).map((x) => (x.id === c.id ? { ...x, ...patch } : x)) }))}
+            />
+          ))}
           {t.error && <Alert color="red">{t.error}</Alert>}
           {(t.trace.length > 0 || t.request !== undefined) && (
             <Accordion variant="contained" mt="xs">

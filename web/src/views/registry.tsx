@@ -9,17 +9,24 @@ import { type ReactNode, Suspense, lazy } from "react";
 import type { ActionInfo } from "../api/client";
 import { ActionForm, NO_SCOPES } from "../components/ActionForm";
 import { PageableView } from "./PageableView";
+import { ToolsView } from "./ToolsView";
 
 // Cytoscape.js is most of the bundle: load it with the first graph, not with the page.
 const GraphView = lazy(() => import("./GraphView").then((m) => ({ default: m.GraphView })));
 
 export interface ViewEntry {
-  name: "table" | "graph" | "form";
+  name: "table" | "graph" | "form" | "tools";
   rank: (action: ActionInfo) => number;
   render: (action: ActionInfo) => ReactNode;
 }
 
 export const VIEWS: ViewEntry[] = [
+  {
+    // a tool's arguments form needs that tool's own schema: the tools component's list gets its own view
+    name: "tools",
+    rank: (a) => (a.alias?.resource === "tool" && a.alias.resourceOpType === "get_list" ? 20 : -1),
+    render: (a) => <ToolsView key={a.name} action={a} />,
+  },
   {
     name: "table",
     rank: (a) => (a.alias?.category === "pageable" && a.alias.resourceOpType === "get_list" ? 10 : -1),

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from tfrobot.brain.chain.events import (
     AssistantStep,
     ChainEvent,
+    ConfirmationRequested,
     ConsoleOutput,
     FinalMessage,
     ReasoningToken,
@@ -23,7 +24,7 @@ from tfrobot.brain.chain.events import (
     final_message,
 )
 from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, TextDelta
-from tfrobot.drive import Drive
+from tfrobot.drive import Confirm, Drive
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, UserMessage
 from tfrobot.schema.tool_definition import ToolDefinition
@@ -57,6 +58,7 @@ class Chain:
         stream: bool = True,
         system_prompt: str | None = None,
         tfl_turn_seconds: float = 60.0,
+        confirm: Confirm | None = None,
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
@@ -69,6 +71,8 @@ class Chain:
         self.stream = stream
         self.system_prompt = system_prompt
         self.tfl_turn_seconds = tfl_turn_seconds
+        self.confirm = confirm
+        """Asks the user before a call of a `confirm=True` tool runs (None: such calls are refused)."""
 
     @property
     def tools(self) -> list[ToolDefinition]:
@@ -149,7 +153,9 @@ class Chain:
         if reply.tool_calls:
             for call in reply.tool_calls:
                 yield ToolCallStarted(step=step, call=call)
-            tool_msg = await self.drive.execute(reply.tool_calls, conversation_id=conversation_id)
+            for call in self.drive.needs_confirmation(reply.tool_calls) if self.confirm is not None else ():
+                yield ConfirmationRequested(step=step, call=call)
+            tool_msg = await self.drive.execute(reply.tool_calls, conversation_id=conversation_id, confirm=self.confirm)
             ctx.intermediate_msgs.append(tool_msg)
             marks.append(("doing", step))
             for returned in tool_msg.tool_reses or ():

@@ -44,6 +44,13 @@ class ToolCallStarted(_Event):
     call: ToolCall
 
 
+class ConfirmationRequested(_Event):
+    """A call of a `confirm=True` tool waits for the user's approval (the chain's `confirm` hook asks)."""
+
+    type: Literal["confirm"] = "confirm"
+    call: ToolCall
+
+
 class ToolCallFinished(_Event):
     """A tool call returned (or failed: `result.is_error`)."""
 
@@ -66,7 +73,14 @@ class FinalMessage(_Event):
 
 
 ChainEvent: TypeAlias = Annotated[
-    TokenDelta | ReasoningToken | AssistantStep | ToolCallStarted | ToolCallFinished | ConsoleOutput | FinalMessage,
+    TokenDelta
+    | ReasoningToken
+    | AssistantStep
+    | ToolCallStarted
+    | ConfirmationRequested
+    | ToolCallFinished
+    | ConsoleOutput
+    | FinalMessage,
     Field(discriminator="type"),
 ]
 """Any chain event, dispatched on `type` (JSON-ready for server-sent events)."""

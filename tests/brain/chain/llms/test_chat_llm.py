@@ -154,7 +154,7 @@ def test_portable_ids_are_valid_stable_and_distinct() -> None:
 def test_sdks_are_imported_lazily() -> None:
     code = (
         "import sys, tfrobot.brain.chain.llms\n"
-        "sdks = ['openai', 'anthropic', 'google.genai', 'zhipuai', 'volcenginesdkarkruntime', 'httpx2']\n"
+        "sdks = ['openai', 'anthropic', 'google.genai', 'zai', 'volcenginesdkarkruntime', 'httpx2']\n"
         "print([m for m in sdks if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,4 +1,4 @@
-"""ZhipuChat and DoubaoChat: OpenAI-shaped vendors through their own SDKs (`zhipuai`, Ark) on a mock transport."""
+"""ZhipuChat and DoubaoChat: OpenAI-shaped vendors through their own SDKs (`zai-sdk`, Ark) on a mock transport."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from tfrobot.brain.chain.llms import (
 from tfrobot.schema.message import AssistantTextMessage, TextMessage
 
 CASES: dict[str, tuple[type[OpenAIChat], str, str]] = {
-    "zhipu": (ZhipuChat, "zhipuai", "/api/paas/v4/chat/completions"),
+    "zhipu": (ZhipuChat, "zai", "/api/paas/v4/chat/completions"),
     "doubao": (DoubaoChat, "volcenginesdkarkruntime", "/api/v3/chat/completions"),
 }
 

@@ -1,4 +1,6 @@
-"""Zhipu GLM through the `zhipuai` SDK: an OpenAI-shaped API, so a thin subclass of `OpenAIChat`.
+"""Zhipu GLM through the `zai-sdk` SDK (`zai.ZhipuAiClient`, the maintained successor of `zhipuai`, whose
+pin of PyJWT < 2.9 could not be installed beside the `mcp` SDK): an OpenAI-shaped API, so a thin
+subclass of `OpenAIChat`.
 
 Differences from OpenAI: `max_tokens` (not `max_completion_tokens`), no `stream_options`, no user
 `name`, video by URL in user turns, no audio or file parts, and the SDK has no async client. GLM
@@ -22,11 +24,11 @@ NATIVE_PARAMS = frozenset(
      "seed", "stop", "sensitive_word_check", "tools", "tool_choice", "meta", "extra", "extra_headers", "extra_body",
      "timeout", "response_format", "thinking"}
 )  # fmt: skip
-"""Keyword arguments `zhipuai`'s `chat.completions.create` takes; others travel in `extra_body`."""
+"""Keyword arguments `zai-sdk`'s `chat.completions.create` takes; others travel in `extra_body`."""
 
 
 class ZhipuChat(OpenAIChat):
-    """Zhipu GLM chat completions (`zhipuai` SDK)."""
+    """Zhipu GLM chat completions (`zai-sdk`, module `zai`)."""
 
     provider: ClassVar[str] = "zhipu"
     max_tokens_key: ClassVar[str] = "max_tokens"  # not OpenAI's max_completion_tokens
@@ -35,7 +37,7 @@ class ZhipuChat(OpenAIChat):
         tool_result=frozenset({"image", "video"}),
         url_sources=frozenset({"image", "video"}),
     )
-    sdk_module: ClassVar[str] = "zhipuai"
+    sdk_module: ClassVar[str] = "zai"
     sdk_extra: ClassVar[str] = "zhipu"
     stream_usage_option: ClassVar[bool] = False
     user_names: ClassVar[bool] = False
@@ -52,5 +54,5 @@ class ZhipuChat(OpenAIChat):
 
     def _make_client(self, sdk: Any, is_async: bool) -> Any:
         if is_async:
-            raise NotImplementedError("the zhipuai SDK has no async client; use generate() or stream()")
-        return sdk.ZhipuAI(**self._client_kwargs(self.http_client))
+            raise NotImplementedError("the zai SDK has no async client; use generate() or stream()")
+        return sdk.ZhipuAiClient(**self._client_kwargs(self.http_client))

@@ -19,21 +19,22 @@ from typing import Annotated, Any
 from pydantic import Field, PrivateAttr, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from tfrobot.brain.chain.llms import ChatLLM, LLMError, ScriptedChat, create_llm
-from tfrobot.brain.demo import RULES as DEMO_ROBOT_RULES
+from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
-from tfrobotserver.actions.injected import ROBOT, Injected, Principal
+from tfrobotserver.actions.injected import TURN_PREPARER, Injected, Principal
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.redaction import redact, redact_text
 from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
 from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
+from tfrobotserver.robot.tools import import_object
+from tfrobotserver.robot.turn import TurnPreparer
 
 logger = logging.getLogger("tfrobotserver")
 
-RobotRef = Annotated[Any, Injected(ROBOT)]
+Prepare = Annotated[TurnPreparer, Injected(TURN_PREPARER)]
 Message = Annotated[str, Field(min_length=1, description="the new user input")]
 ConversationId = Annotated[str | None, Field(description="continue this conversation (its history is recalled)")]
 
@@ -56,10 +57,13 @@ class LLMReply(HttpModel):
     """The provider error (`LLMError` subclass name and message) when the call failed: a debugging result."""
 
 
-def _build(provider: str, model: str | None, params: dict[str, Any]) -> ChatLLM:
+def _build(provider: str, model: str | None, params: dict[str, Any], params_from: dict[str, str]) -> ChatLLM:
     settings = dict(params)
-    if provider == ScriptedChat.provider and "rules" not in settings:
-        settings["rules"] = DEMO_ROBOT_RULES  # the demo robot's script: tools, then a TFL chart, then the answer
+    for key, reference in params_from.items():
+        try:
+            settings[key] = import_object(reference)
+        except ValueError as exc:
+            raise ValueError(f"params_from.{key}: {exc}") from None
     if model is not None:
         settings["model"] = model
     return create_llm(provider, **settings)
@@ -73,7 +77,11 @@ class LLMComponent(ConfigurableMixin):
     """None: the provider's default (only the scripted provider has one)."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Provider settings (temperature, max_tokens, base_url, rules for `scripted` …); no api_key here.
-    The scripted provider without `rules` plays the demo robot's script (`tfrobot.brain.demo.RULES`)."""
+    A robot file may name Python values for them in `params_from`."""
+    params_from: dict[str, str] = Field(default_factory=dict)
+    """Parameters whose values are Python objects named `module:attribute` (e.g. the demo's scripted
+    `rules`: tfrobot.brain.demo:RULES). From the robot file only: `aset_llm` cannot set it, and drops it
+    when it changes the provider (they are that provider's parameters)."""
     _llm: ChatLLM | None = PrivateAttr(default=None)
     _file: tuple[str, dict[str, Any]] = PrivateAttr(default=("", {}))
     """The provider and the deployment settings this component was built with (the robot file's)."""
@@ -93,7 +101,7 @@ class LLMComponent(ConfigurableMixin):
                 "params.api_key", "keys are not configuration; set the provider's environment variable", "***"
             )
         try:
-            _build(new.provider, new.model, new.params)
+            _build(new.provider, new.model, new.params, new.params_from)
         except ValidationError as exc:  # each problem without its input, which may be a header's value
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'params'}: {e['msg']}" for e in exc.errors(include_url=False)
@@ -117,7 +125,10 @@ class LLMComponent(ConfigurableMixin):
             )
         try:
             return LLMComponent(
-                provider=saved.provider, model=saved.model, params=merged(kept, writable_part(saved.params))
+                provider=saved.provider,
+                model=saved.model,
+                params=merged(kept, writable_part(saved.params)),
+                params_from=self.params_from if saved.provider == self._file[0] else {},
             )
         except ValidationError:
             logger.warning("%s: the saved configuration cannot run without them; the robot file's runs", self.tfs_path)
@@ -129,31 +140,27 @@ class LLMComponent(ConfigurableMixin):
     def llm(self) -> ChatLLM:
         """The configured `ChatLLM` (built once per configuration)."""
         if self._llm is None:
-            self._llm = _build(self.provider, self.model, self.params)
+            self._llm = _build(self.provider, self.model, self.params, self.params_from)
         return self._llm
 
     @tfs_action(
         alias=ActionAlias(resource="llm_request", resource_op_type="get"),
         description="The exact provider request for the conversation plus a new input (no network).",
     )
-    async def adry_run(self, robot: RobotRef, message: Message, conversation_id: ConversationId = None) -> LLMRequest:
-        from tfrobotserver.robot.agent import dry_run_request
-
+    async def adry_run(self, prepare: Prepare, message: Message, conversation_id: ConversationId = None) -> LLMRequest:
         llm = self.llm()
-        request = await dry_run_request(robot, message, conversation_id, llm)
-        return LLMRequest(provider=self.provider, model=llm.model, request=redact(request))
+        turn = await prepare(message, conversation_id)
+        return LLMRequest(provider=self.provider, model=llm.model, request=redact(turn.request(llm)))
 
     @tfs_action(
         alias=ActionAlias(resource="llm_reply", resource_op_type="create"),
         description="Send that request once and return the reply (tools are offered but not run; nothing stored).",
     )
-    async def acall(self, robot: RobotRef, message: Message, conversation_id: ConversationId = None) -> LLMReply:
-        from tfrobotserver.robot.agent import prepared_turn
-
-        chain, history, user_input = await prepared_turn(robot, message, conversation_id)
+    async def acall(self, prepare: Prepare, message: Message, conversation_id: ConversationId = None) -> LLMReply:
+        turn = await prepare(message, conversation_id)
         llm = self.llm()  # this component's LLM, which may not be the one the robot's agent uses
         try:
-            reply = await llm.agenerate(user_input, history, chain.tools or None)
+            reply = await llm.agenerate(turn.user_input, turn.history, turn.tools or None)
         except LLMError as exc:
             error = redact_text(f"{type(exc).__name__}: {exc}")
             return LLMReply(provider=self.provider, model=llm.model, error=error)
@@ -181,6 +188,8 @@ class LLMComponent(ConfigurableMixin):
         changes: dict[str, Any] = {}
         if provider is not None:
             changes["provider"] = provider
+            if provider != self.provider:
+                changes["params_from"] = {}  # the robot file's named values are its provider's parameters
         if model is not None:
             changes["model"] = model
         writable = writable_part(self.params if params is None else params)

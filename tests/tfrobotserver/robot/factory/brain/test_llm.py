@@ -58,8 +58,10 @@ async def test_reconfigure_validated_recorded_persisted(
         key = await refused(api, "llm", "aset_llm", {"params": {"api_key": "sk-123"}})
         assert key["errors"][0]["path"] == "params.api_key"
         changed = await act(api, "llm", "aset_llm", {"params": {"fallback": "Echo: {user}"}})
+        demo_rules = {"rules": "tfrobot.brain.demo:RULES"}
         assert changed == {"changed": ["params"], "config": {"provider": "scripted", "model": None,
-                                                            "params": {"fallback": "Echo: {user}"}}}  # fmt: skip
+                                                            "params": {"fallback": "Echo: {user}"},
+                                                            "params_from": demo_rules}}  # fmt: skip
         assert (await act(api, "llm", "acall", {"message": "ping"}))["message"]["content"] == "Echo: ping"
         await act(api, "llm", "aset_llm", {"provider": "openai", "model": "gpt-4o", "params": {"temperature": 0.2}})
         dry = await act(api, "llm", "adry_run", {"message": "hello"})
@@ -67,17 +69,22 @@ async def test_reconfigure_validated_recorded_persisted(
         assert dry["request"]["temperature"] == 0.2
         assert dry["request"]["messages"][0]["role"] in {"system", "developer"}
         log = await act(api, "llm", "aget_config_changes", {"page_size": 3})
-        assert log["total"] == 4
+        assert log["total"] == 5  # a new provider drops the file's params_from (the scripted rules)
         assert [(c["field"], c["oldValue"], c["newValue"], c["changedBy"]) for c in log["items"]] == [
             ("params", {"fallback": "Echo: {user}"}, {"temperature": 0.2}, "local"),
             ("model", None, "gpt-4o", "local"),
-            ("provider", "scripted", "openai", "local"),
+            ("params_from", demo_rules, {}, "local"),
         ]
         older = await act(api, "llm", "aget_config_changes", {"page": 2, "page_size": 3})
-        assert [(c["field"], c["oldValue"]) for c in older["items"]] == [("params", {})]
+        assert [(c["field"], c["oldValue"]) for c in older["items"]] == [("provider", "scripted"), ("params", {})]
     async with serve(None) as restarted:  # a new app on the same database: the change survived
         config = {c["name"]: c["config"] for c in (await restarted.get("/api/robots/demo/components")).json()}
-        assert config["llm"] == {"provider": "openai", "model": "gpt-4o", "params": {"temperature": 0.2}}
+        assert config["llm"] == {
+            "provider": "openai",
+            "model": "gpt-4o",
+            "params": {"temperature": 0.2},
+            "params_from": {},
+        }
         dry = await act(restarted, "llm", "adry_run", {"message": "hello"})
         assert dry["request"]["model"] == "gpt-4o"
 
