@@ -57,6 +57,11 @@ _PAIR = re.compile(
 )
 
 
+_ENV_REFERENCE = re.compile(r"(?:[A-Za-z]+\s+)?\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+"""A value that only names an environment variable (`${TOKEN}`, `Bearer ${TOKEN}`), as robot files write
+secrets: it says where the secret is, not what it is, and is shown as written."""
+
+
 def is_secret_name(name: str) -> bool:
     """Whether a setting, header or parameter called `name` holds a credential (`x-api-key`, `apiKey`,
     `DB_PASSWORD`, `refresh_token` …); `max_tokens`, `keywords` and `token_count` do not."""
@@ -84,14 +89,15 @@ def redact_text(text: str) -> str:
 
 def redact(value: Any, *, secret: bool = False) -> Any:
     """A JSON-like value (dicts, lists, scalars) with its credentials masked: every scalar under a secret-named
-    key (at any depth below it) becomes `MASK`, every other string goes through `redact_text`. Returns new
-    containers; the input is not modified. `secret`: `value` sits under a secret-named key."""
+    key (at any depth below it) becomes `MASK` (but a mere `${VAR}` reference), every other string goes
+    through `redact_text`. Returns new containers; the input is not modified. `secret`: `value` sits under
+    a secret-named key."""
     if isinstance(value, dict):
         return {k: redact(v, secret=secret or (isinstance(k, str) and is_secret_name(k))) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact(item, secret=secret) for item in value]
     if secret and value is not None and value != "" and not isinstance(value, bool):
-        return MASK
+        return value if isinstance(value, str) and _ENV_REFERENCE.fullmatch(value) else MASK
     if isinstance(value, str):
         return redact_text(value)
     return value

@@ -100,7 +100,7 @@ def test_readme_tools_robot_file_chats_with_python_and_mcp_tools(
         monkeypatch.chdir(ROOT)  # `python -m tests.…` from a checkout, as the README runs it
         settings = load_settings(folder)
         settings.data_dir = tmp_path / "data"
-        with TestClient(create_app(settings)) as client:
+        with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
             reply = client.post("/api/robots/shop/chat", json={"message": "my order?"}).json()
             answer = reply["message"]["content"]
             assert answer.startswith("Done: A-1: 2 books, shipped; Hello, Ann!; ")

@@ -77,6 +77,15 @@ def test_configurations_keep_their_shape_with_values_masked() -> None:
     assert config["params"]["extra_params"]["extra_headers"]["x-api-key"] == "SECRET"  # the input is not modified
 
 
+def test_a_reference_to_an_environment_variable_is_shown_as_written() -> None:
+    """A robot file's `Authorization: Bearer ${TOKEN}` names where the secret is: masking it hid which
+    variable an MCP server's header reads; a value written inline is still masked."""
+    headers = {"Authorization": "Bearer ${SHOP_TOKEN}", "x-api-key": "${KEY}", "Cookie": "id=${X}; y"}
+    assert redact({"headers": headers}) == {
+        "headers": {"Authorization": "Bearer ${SHOP_TOKEN}", "x-api-key": "${KEY}", "Cookie": MASK}
+    }
+
+
 def test_log_records_and_their_tracebacks_are_masked(caplog: pytest.LogCaptureFixture) -> None:
     logger = logging.getLogger("tests.redaction")
     logger.addFilter(RedactingFilter())

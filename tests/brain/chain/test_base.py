@@ -31,7 +31,7 @@ from tfrobot.schema.message import (
     TextMessage,
     ToolCall,
 )
-from tfrobot.tfl import TFLInterpreter, seconds_of
+from tfrobot.tfl import TFLInterpreter, TFLLimits, seconds_of
 
 
 async def test_a_turn_calls_tools_in_parallel_runs_a_script_and_answers() -> None:
@@ -186,7 +186,8 @@ async def test_the_scripts_of_a_turn_share_its_tfl_time_budget() -> None:
         ScriptRule(user="go", reply=f"Two plans.\n{fence}\n{fence}"),
         ScriptRule(after="console", reply=f"One more.\n{fence}"),
     ]
-    chain = Chain(ScriptedChat(rules=rules), Drive(), TFLInterpreter(), max_steps=3, tfl_turn_seconds=0.6)
+    unbounded_steps = TFLInterpreter(limits=TFLLimits(max_steps=10**9))  # only time stops SLOW, however fast the CPU
+    chain = Chain(ScriptedChat(rules=rules), Drive(), unbounded_steps, max_steps=3, tfl_turn_seconds=0.6)
     user = TextMessage(content="go")
     started = time.monotonic()
     final = await chain.arun(user)

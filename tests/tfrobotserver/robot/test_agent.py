@@ -90,7 +90,7 @@ async def test_a_robot_file_chats_with_its_own_python_tool(tmp_path: Path) -> No
     settings = load_settings(robot.parent)
     settings.data_dir = tmp_path / "data"
     app = create_app(settings)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         reply = await client.post("/api/robots/shop/chat", json={"message": "my order?"})
         assert reply.json()["message"]["content"] == "Order A-1: 2 books, shipped"
     await app.state.runtime.aclose()

@@ -58,12 +58,13 @@ class LLMReply(HttpModel):
 
 
 def _build(provider: str, model: str | None, params: dict[str, Any], params_from: dict[str, str]) -> ChatLLM:
-    settings = dict(params)
-    for key, reference in params_from.items():
+    settings: dict[str, Any] = {}
+    for key, reference in params_from.items():  # defaults: a value set in `params` (over HTTP too) wins
         try:
             settings[key] = import_object(reference)
         except ValueError as exc:
             raise ValueError(f"params_from.{key}: {exc}") from None
+    settings.update(params)
     if model is not None:
         settings["model"] = model
     return create_llm(provider, **settings)
@@ -80,8 +81,9 @@ class LLMComponent(ConfigurableMixin):
     A robot file may name Python values for them in `params_from`."""
     params_from: dict[str, str] = Field(default_factory=dict)
     """Parameters whose values are Python objects named `module:attribute` (e.g. the demo's scripted
-    `rules`: tfrobot.brain.demo:RULES). From the robot file only: `aset_llm` cannot set it, and drops it
-    when it changes the provider (they are that provider's parameters)."""
+    `rules`: tfrobot.brain.demo:RULES); the same key in `params` overrides it. From the robot file only:
+    `aset_llm` cannot set it, and drops it when it changes the provider (they are that provider's
+    parameters)."""
     _llm: ChatLLM | None = PrivateAttr(default=None)
     _file: tuple[str, dict[str, Any]] = PrivateAttr(default=("", {}))
     """The provider and the deployment settings this component was built with (the robot file's)."""
