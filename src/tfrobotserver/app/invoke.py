@@ -80,7 +80,7 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
             result = await _call(comp, bound, kwargs, {PRINCIPAL: principal, ROBOT: owner})
     except ActionInputError as exc:
         error = FieldError(path=exc.path, message=exc.message, type="action_input", value=exc.value)
-        raise ApiError(422, "invalid_params", f"{action!r} refused its parameters: {exc}", [error]) from None
+        raise ApiError(exc.status, exc.error, f"{action!r} refused its parameters: {exc}", [error]) from None
     except Exception as exc:
         raise internal_error(exc, where) from None
     try:

@@ -3,6 +3,10 @@
 Start-up (table creation, component `aon_startup`) runs once, lazily on the first request as
 well as from the lifespan, so that an app driven without lifespan events (httpx's ASGITransport)
 behaves the same as one under Uvicorn.
+
+Robots are isolated from each other: each keeps its conversations in its own scope of the message
+store (one store per database, shared: `stores.py`), and a document or graph collection belongs to
+one robot only — two robots naming the same one is refused when the runtime is built.
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from tfrobot.brain.memory import watch_lost_connections
 from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT
 from tfrobotserver.app.settings import ServerSettings
+from tfrobotserver.app.stores import MessageStores
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
+from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin
+from tfrobotserver.robot.factory.brain.memory.graph_manage_mixin import GraphManageMixin
 from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.storage import metadata
 
@@ -40,6 +48,24 @@ def load_robots(paths: Sequence[str]) -> list[Robot]:
             raise TypeError(f"robots: {path!r} did not give a Robot; point it at a function returning one")
         robots.append(robot)
     return robots
+
+
+def check_collections(robots: Sequence[Robot]) -> None:
+    """Refuse a document or graph collection that two robots name: each collection belongs to one robot."""
+    owners: dict[tuple[str, str], str] = {}
+    for robot in robots:
+        for comp_name, comp in robot.components.items():
+            collection = getattr(comp, "collection", None)
+            kind = "documents" if isinstance(comp, DpeManageMixin) else "graph"
+            if not isinstance(comp, DpeManageMixin | GraphManageMixin) or not isinstance(collection, str):
+                continue
+            owner = owners.setdefault((kind, collection), robot.name)
+            if owner != robot.name:
+                raise ValueError(
+                    f"robots {owner!r} and {robot.name!r} both keep {kind} in collection {collection!r} "
+                    f"({robot.name}/{comp_name}): a collection belongs to one robot, so that neither sees or changes "
+                    f"the other's; give one of them its own `{kind}.collection` (default: the robot's name)"
+                )
 
 
 def _missing_columns(conn: Connection) -> dict[str, list[str]]:
@@ -72,6 +98,7 @@ class Runtime:
                             "it does not provide; use AsyncSession, Principal or Injected(key) with a key in "
                             f"{sorted(PROVIDED)}"
                         )
+        check_collections(robots)
         self.settings = settings
         self.robots: dict[str, Robot] = {r.name: r for r in robots}
         url = settings.resolved_database_url()
@@ -80,6 +107,8 @@ class Runtime:
         self.engine: AsyncEngine = create_async_engine(url, **pooling)
         watch_lost_connections(self.engine)
         self.sessions: async_sessionmaker[AsyncSession] = async_sessionmaker(self.engine, expire_on_commit=False)
+        self.stores = MessageStores()
+        """The robots' message stores, one per database."""
         self._started = False
         self._lock = asyncio.Lock()
 
@@ -103,8 +132,11 @@ class Runtime:
                     f"older TFRobot ({shown}); its tables hold only seed data and component edits: drop them (or "
                     "delete the SQLite file), or set database_url to a new database"
                 )
+            server_url = self.engine.url.render_as_string(hide_password=False)
             for robot in self.robots.values():
                 for component in robot.components.values():
+                    if isinstance(component, ConversationsComponent):
+                        await component.aopen_store(self.stores.open, server_url)
                     # one transaction per component: a SQLite write lock is not held across another's start-up
                     async with self.sessions.begin() as session:
                         if isinstance(component, ConfigurableMixin):
@@ -136,5 +168,6 @@ class Runtime:
             for robot in self.robots.values():
                 for component in robot.components.values():
                     await component.aclose()
+            await self.stores.aclose()
             await self.engine.dispose()
             self._started = False

@@ -62,6 +62,7 @@ class GeminiChat(ChatLLM):
     provider: ClassVar[str] = "gemini"
     sdk_module: ClassVar[str] = "google.genai"
     sdk_extra: ClassVar[str] = "gemini"
+    api_key_env: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     max_tokens_key: ClassVar[str] = "max_output_tokens"
     capabilities: ClassVar[Capabilities] = Capabilities(
         user=frozenset({"image", "audio", "video", "file"}),
