@@ -2,13 +2,13 @@
 
 Robot files point a provider's `base_url` at it (robot files are deployment settings, so that is allowed);
 the provider's official SDK then sends its real request over real HTTP and parses the answer. The path
-says who answers and how: ``/{provider}/{mode}/…`` then the path the SDK appends, e.g. an OpenAI robot
-with ``base_url: http://127.0.0.1:PORT/openai/429/v1``.
+says who answers (``/{provider}`` then the path the SDK appends: `base_url()`), the user's message how:
+a marker ``[fault:MODE]`` in it picks the mode, so one robot per provider meets every failure.
 
-Modes: ``ok`` (a tool call for `weather`, then the answer), a failure (``401``, ``403``, ``404``, ``429``,
+Modes: none (a tool call for `weather`, then the answer), a failure (``401``, ``403``, ``404``, ``429``,
 ``500``, ``timeout``, ``html``) answered to the first request, the same with ``-late`` answered only after
 the tool ran (so a stream has begun: the SSE `error` event), and ``slow`` (the answer's text streamed over
-about two seconds, for clients that hang up mid-stream). Error bodies, statuses and headers are the ones
+about a second, for clients that hang up mid-stream). Error bodies, statuses and headers are the ones
 the providers document (OpenAI "Error codes", Anthropic "Errors", Gemini "Troubleshooting", Zhipu "错误码",
 Volcengine Ark "错误码"); `refused` is not a mode but a closed port (`closed_port()`).
 """
@@ -16,6 +16,7 @@ Volcengine Ark "错误码"); `refused` is not a mode but a closed port (`closed_
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -38,11 +39,19 @@ KEY_ENV = {
     "doubao": "ARK_API_KEY",
 }
 """The variable each SDK reads its key from."""
-MODEL = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5", "gemini": "gemini-2.5-flash", "zhipu": "glm-4.6"}
+MODEL = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-6", "gemini": "gemini-2.5-flash", "zhipu": "glm-4.6"}
 ANSWER = "Paris is 18C."
 RETRY_AFTER = "7"
 HANG = 3.0
 """How long `timeout` waits before answering: longer than the robots' `timeout` setting."""
+SLOW_STEP = 0.3
+"""Seconds between two events of a `slow` answer."""
+_MARKER = re.compile(r"\[fault:([\w-]+)\]")
+
+
+def with_fault(message: str, mode: str) -> str:
+    """`message` asking the fake to answer in `mode`."""
+    return f"{message} [fault:{mode}]"
 
 
 def _error_body(provider: str, status: int) -> dict[str, Any]:
@@ -87,7 +96,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))) or b"{}")
-        _, provider, mode, *_ = self.path.split("/", 3)
+        provider = self.path.split("/", 2)[1]
+        marked = _MARKER.search(json.dumps(body))
+        mode = marked.group(1) if marked else "ok"
         streaming = bool(body.get("stream")) or ":streamGenerateContent" in self.path
         after_tool = _has_tool_result(provider, body)
         fault = mode.removesuffix("-late")
@@ -135,7 +146,7 @@ class _Handler(BaseHTTPRequestHandler):
             for event in _events(provider, tool_call):
                 self._chunk(event)
                 if slow:
-                    time.sleep(0.25)
+                    time.sleep(SLOW_STEP)
             self._chunk(b"")
         except (BrokenPipeError, ConnectionResetError):
             return
@@ -267,9 +278,9 @@ def closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def base_url(root: str, provider: str, mode: str) -> str:
-    """The `base_url` of a robot whose `provider` answers in `mode` (see the module docstring)."""
-    return f"{root}/{provider}/{mode}{API_SUFFIX[provider]}"
+def base_url(root: str, provider: str) -> str:
+    """The `base_url` of a robot whose `provider` is this fake (see the module docstring)."""
+    return f"{root}/{provider}{API_SUFFIX[provider]}"
 
 
 def robot_file(name: str, provider: str, url: str, *, timeout: float = 1.0) -> str:

@@ -6,9 +6,16 @@ records in order (thinking, tool results, console results) and, for a dry run, t
 request instead of a call (`message` is then null and nothing is stored). With
 `Accept: text/event-stream` the same turn streams as server-sent events: `event` (every typed chain
 event of `tfrobot.brain.chain.events`, as JSON), `delta` (`{"text"}` for each text token), one `trace`
-(`{"record"}`) per trace record once the turn ends, then `done` with the JSON body above; a failure
-mid-stream is an `error` event carrying the API's error body (`{"error", "message", "errorId"}`).
-`GET` on the same path answers 200 when the robot can chat (the console hides its chat otherwise: 404).
+(`{"record"}`) per trace record once the turn ends, then `done` with the JSON body above.
+
+A turn runs in a task of its own (`turns.py`): a client that hangs up mid-stream does not stop it,
+and it is stored, finished or failed with its partial trace. A failure is answered with the API's
+error body (`errors.py`): typed for a provider failure (`provider_error`, its kind, the provider's
+message, the fix, `retryAfter`, the conversation the failed turn is stored in) at a status that
+says who must act, a 404 for a conversation of another robot. Over SSE, a failure before the first
+event is that same HTTP answer; a failure after it is an `error` event carrying the body (with its
+`status`). `GET` on the same path answers 200 when the robot can chat (the console hides its chat
+otherwise: 404) and says whether it is ready (`chat.ready`, the problems otherwise).
 
 No `from __future__ import annotations` here: FastAPI reads these signatures at run time.
 """
@@ -19,28 +26,32 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
-from pydantic import Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
 
-from tfrobot.brain.chain.events import ChainEvent, FinalMessage, TokenDelta
-from tfrobot.schema.message import UserMessage
+from tfrobot.brain.chain.events import FinalMessage, TokenDelta
+from tfrobot.schema.message import AssistantTextMessage, UserMessage
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
-from tfrobotserver.app.errors import ApiError, field_errors, internal_error
+from tfrobotserver.app.errors import ApiError, error_for, field_errors
 from tfrobotserver.app.invoke import find_robot
+from tfrobotserver.app.readiness import chat_readiness
 from tfrobotserver.app.routes import RuntimeDep, get_principal
 from tfrobotserver.app.runtime import Runtime
+from tfrobotserver.app.turns import RunningTurn
+from tfrobotserver.dtos.api import ChatReadiness
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.factory.brain.conversations import ConversationId, no_nul
 
 router = APIRouter(prefix="/api")
 
 
 class ChatRequest(HttpModel):
-    """One user turn."""
+    """One user turn. Text the stores cannot keep (a NUL character) is refused here, as a 422 naming the field."""
 
-    message: str = Field(min_length=1)
-    conversation_id: str | None = None
+    message: Annotated[str, Field(min_length=1), AfterValidator(no_nul)]
+    conversation_id: ConversationId | None = None
     dry_run: bool = False
 
 
@@ -61,6 +72,7 @@ class ChatInfo(HttpModel):
     conversations: str
     prompt: str | None
     tools: list[str]
+    chat: ChatReadiness | None
 
 
 def _chatting_robot(runtime: Runtime, robot: str) -> Robot:
@@ -70,7 +82,7 @@ def _chatting_robot(runtime: Runtime, robot: str) -> Robot:
     return found
 
 
-def _reply(user_input: UserMessage, final: Any) -> ChatReply:
+def _reply(user_input: UserMessage, final: AssistantTextMessage | None) -> ChatReply:
     return ChatReply(
         conversation_id=user_input.conversation_id or "",
         message=final.model_dump(mode="json") if final is not None else None,
@@ -92,7 +104,12 @@ async def chat_info(
     agent = found.agent
     assert agent is not None  # checked by _chatting_robot
     return ChatInfo(
-        robot=found.name, llm=agent.llm, conversations=agent.conversations, prompt=agent.prompt, tools=list(agent.tools)
+        robot=found.name,
+        llm=agent.llm,
+        conversations=agent.conversations,
+        prompt=agent.prompt,
+        tools=list(agent.tools),
+        chat=chat_readiness(found),
     )
 
 
@@ -113,33 +130,53 @@ async def chat(
         try:
             provider_request = await dry_run_request(found, body.message, body.conversation_id)
         except Exception as exc:
-            raise internal_error(exc, f"{where} (dry run)") from None
+            raise error_for(exc, f"{where} (dry run)") from None
         reply = ChatReply(conversation_id=body.conversation_id or "", request=provider_request)
         return JSONResponse(reply.model_dump(mode="json"))
     Authenticator.require(principal, "write", "chatting (it stores the conversation)")
-    brain = build_brain(found)
     user_input = new_input(body.message, body.conversation_id)
+    turn = runtime.turns.start(build_brain(found).stream(user_input))
     if "text/event-stream" in request.headers.get("accept", ""):
-        return StreamingResponse(_stream(brain.stream(user_input), user_input, where), media_type="text/event-stream")
+        try:
+            first = await turn.next()  # before the first event, a failure is a plain HTTP error
+        except Exception as exc:
+            raise _failed(exc, where, user_input) from None
+        return StreamingResponse(_stream(turn, first, user_input, where), media_type="text/event-stream")
+    final: AssistantTextMessage | None = None
     try:
-        final = await brain.run(user_input)
+        while (event := await turn.next()) is not None:
+            if isinstance(event, FinalMessage):
+                final = event.message
     except Exception as exc:
-        raise internal_error(exc, where) from None
+        raise _failed(exc, where, user_input) from None
     return JSONResponse(_reply(user_input, final).model_dump(mode="json"))
 
 
-async def _stream(events: AsyncIterator[ChainEvent], user_input: UserMessage, where: str) -> AsyncIterator[bytes]:
-    final = None
+def _failed(exc: BaseException, where: str, user_input: UserMessage) -> ApiError:
+    """The answer to a failed turn; it names the conversation the turn is stored in (unless it is not ours)."""
+    err = error_for(exc, where, user_input.conversation_id)
+    if err.status != 404:
+        err.body.conversation_id = user_input.conversation_id
+    return err
+
+
+async def _stream(turn: RunningTurn, first: Any, user_input: UserMessage, where: str) -> AsyncIterator[bytes]:
+    """The turn's events as SSE. A client that hangs up ends this generator, not the turn."""
+    final: AssistantTextMessage | None = None
+    event = first
     try:
-        async for event in events:
+        while event is not None:
             yield _sse("event", event.model_dump(mode="json"))
             if isinstance(event, TokenDelta):
                 yield _sse("delta", {"text": event.text})
             elif isinstance(event, FinalMessage):
                 final = event.message
+            event = await turn.next()
     except Exception as exc:
-        err = internal_error(exc, where)  # the same body as the JSON path's error: `error` tells a 503 from a 500
-        yield _sse("error", err.body.model_dump(mode="json", exclude_none=True))
+        err = _failed(exc, where, user_input)  # the same body as the JSON path's error, with its status
+        yield _sse(
+            "error", err.body.model_copy(update={"status": err.status}).model_dump(mode="json", exclude_none=True)
+        )
         return
     reply = _reply(user_input, final)
     for record in reply.trace:

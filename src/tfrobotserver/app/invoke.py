@@ -17,7 +17,7 @@ from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, Principal
 from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.app.auth import Authenticator
-from tfrobotserver.app.errors import ApiError, field_errors, internal_error
+from tfrobotserver.app.errors import ApiError, error_for, field_errors, internal_error
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.dtos.api import FieldError
 from tfrobotserver.robot.base import Robot
@@ -82,7 +82,7 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
         error = FieldError(path=exc.path, message=exc.message, type="action_input", value=exc.value)
         raise ApiError(exc.status, exc.error, f"{action!r} refused its parameters: {exc}", [error]) from None
     except Exception as exc:
-        raise internal_error(exc, where) from None
+        raise error_for(exc, where) from None
     try:
         return bound.return_adapter.dump_json(result, by_alias=True, warnings="error")  # a wrong type is a bug: 500
     except Exception as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,14 +24,18 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from tfrobot.brain.memory import watch_lost_connections
 from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT
+from tfrobotserver.app.readiness import chat_readiness
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.app.stores import MessageStores
+from tfrobotserver.app.turns import Turns
 from tfrobotserver.robot.base import Robot
 from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
 from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin
 from tfrobotserver.robot.factory.brain.memory.graph_manage_mixin import GraphManageMixin
 from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.storage import metadata
+
+logger = logging.getLogger("tfrobotserver")
 
 PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT})
 """Context keys the server can inject into action parameters."""
@@ -109,6 +114,8 @@ class Runtime:
         self.sessions: async_sessionmaker[AsyncSession] = async_sessionmaker(self.engine, expire_on_commit=False)
         self.stores = MessageStores()
         """The robots' message stores, one per database."""
+        self.turns = Turns()
+        """The chat turns running now (each in its own task)."""
         self._started = False
         self._lock = asyncio.Lock()
 
@@ -143,6 +150,19 @@ class Runtime:
                             await component.load_saved_config(session)
                         await component.aon_startup(session)
             self._started = True
+            self._log_readiness()
+
+    def _log_readiness(self) -> None:
+        """Say which robots can chat and which cannot (and why, with the fix), once per start."""
+        for robot in self.robots.values():
+            status = chat_readiness(robot)
+            if status is None:
+                continue
+            if status.ready:
+                logger.info("robot %r can chat", robot.name)
+            for problem in status.problems:
+                logger.warning("robot %r cannot chat: %s", robot.name, problem)
+        logger.info("conversation stores: %s", ", ".join(self.stores.describe()) or "none")
 
     @asynccontextmanager
     async def _startup_lock(self) -> AsyncIterator[None]:
@@ -165,6 +185,7 @@ class Runtime:
         The runtime may be started again afterwards (a lifespan per test client, a reloaded app): start-up
         then runs anew, reopening what components closed."""
         async with self._lock:
+            await self.turns.aclose()  # running turns finish (and are stored) before their stores close
             for robot in self.robots.values():
                 for component in robot.components.values():
                     await component.aclose()

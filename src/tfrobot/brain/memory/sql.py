@@ -198,7 +198,12 @@ def _encode_cursor(ts: int, tail: int | str) -> str:
 def _decode_cursor(cursor: str) -> tuple[int, str]:
     ts, sep, tail = cursor.partition(":")
     digits = ts.removeprefix("-")
-    if not sep or not (digits.isascii() and digits.isdigit()) or not _INT64[0] <= int(ts) <= _INT64[1]:
+    if (
+        not sep
+        or "\x00" in tail
+        or not (digits.isascii() and digits.isdigit())
+        or not _INT64[0] <= int(ts) <= _INT64[1]
+    ):
         raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page, or None")
     return int(ts), tail
 

@@ -22,6 +22,7 @@ is not the provider's API (a web page at `base_url`) when it is parsed.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -415,23 +416,43 @@ class ChatLLM(BaseModel):
                 self._client = cached
         return cached
 
+    async def aclose(self) -> None:
+        """Close the SDK clients built so far (their connection pools); the next call builds new ones."""
+        built, self._client, self._aclient = [c for c in (self._client, self._aclient) if c is not None], None, None
+        for client in built:
+            await self._close_client(client)
+
+    async def _close_client(self, client: Any) -> None:
+        """Provider hook: close one SDK client (`close()`, awaited when the SDK's is a coroutine)."""
+        closing = client.close()
+        if inspect.isawaitable(closing):
+            await closing
+
+    def _no_key(self) -> bool:
+        """Neither the settings nor any of the provider's key variables hold a key."""
+        return self.api_key is None and not any(os.environ.get(name) for name in self.api_key_env)
+
     def _client_error(self, exc: Exception) -> Exception:
-        """Why the SDK would not build its client: no key anywhere (every SDK here refuses then, each in its
-        own words), or whatever the SDK said, translated."""
-        if self.api_key is None and not any(os.environ.get(name) for name in self.api_key_env):
-            return MissingAPIKeyError(self.provider, self.api_key_env, str(exc).strip().splitlines()[0])
-        return self._translate_error(exc)
+        """`exc` of the SDK, translated; one that is not a provider answer while there is no key anywhere is
+        the missing key (each SDK says it in its own words, some when the client is built, some on the call)."""
+        translated = self._translate_error(exc)
+        if not isinstance(translated, LLMError) and self._no_key():
+            return MissingAPIKeyError(self.provider, self.api_key_env, (str(exc).strip().splitlines() or [""])[0])
+        return translated
 
     def readiness(self) -> LLMError | None:
         """The error every turn would fail with before reaching the provider (a missing key or SDK), else None.
 
-        Builds the SDK client a turn uses, without any network: what a server checks at start-up."""
+        Builds the SDK client a turn uses and looks for the key, without any network: what a server checks at
+        start-up (an SDK that builds its client without a key fails only on the call)."""
         if not self.sdk_module:
             return None
         try:
             self.client(is_async=self.async_client)
         except LLMError as exc:
             return exc
+        if self.api_key_env and self._no_key():
+            return MissingAPIKeyError(self.provider, self.api_key_env)
         return None
 
     def _parsed(self, raw: Any) -> AssistantTextMessage:
@@ -481,13 +502,13 @@ class ChatLLM(BaseModel):
 
     @contextmanager
     def _sdk_errors(self) -> Iterator[None]:
-        """Around an SDK call: our own errors pass, any other becomes an `errors.py` type (`_translate_error`)."""
+        """Around an SDK call: our own errors pass, any other becomes an `errors.py` type (`_client_error`)."""
         try:
             yield
         except LLMError:
             raise
         except Exception as exc:
-            raise self._translate_error(exc) from exc
+            raise self._client_error(exc) from exc
 
     # ----------------------------------------------------------------------------------- provider hooks
     def _send(self, params: dict[str, Any]) -> Any:

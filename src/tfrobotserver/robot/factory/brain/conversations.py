@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated
 
-from pydantic import Field, PrivateAttr
+from pydantic import AfterValidator, Field, PrivateAttr
 
 from tfrobot.brain.memory import ConversationNotFound, SQLMessageStore
 from tfrobot.brain.memory.tables import ID_CHARS
-from tfrobot.schema.message import UserMessage
+from tfrobot.schema.message import BaseMessage, UserMessage
 from tfrobot.schema.message.base import content_text
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
@@ -24,9 +24,30 @@ from tfrobotserver.actions.errors import ActionInputError, ActionNotFoundError
 from tfrobotserver.dtos.factory.brain.conversation import ChatMessageItem, ConversationItem
 from tfrobotserver.dtos.pageable import CursorPageableList, PageSize
 
-ConversationId = Annotated[str, Field(min_length=1, max_length=ID_CHARS, json_schema_extra={"x-ref": "conversationId"})]
+
+def no_nul(value: str) -> str:
+    """Refuse text with a NUL character: PostgreSQL keeps none in text or JSONB (a 422, not a 500 later)."""
+    if "\x00" in value:
+        raise ValueError("contains a NUL character (\\u0000), which the conversation store cannot keep; remove it")
+    return value
+
+
+ConversationId = Annotated[
+    str,
+    Field(min_length=1, max_length=ID_CHARS, json_schema_extra={"x-ref": "conversationId"}),
+    AfterValidator(no_nul),
+]
+"""A conversation id as the store keeps it: 1 to 255 characters, no NUL."""
 StoreOpener = Callable[[str, str], Awaitable[SQLMessageStore]]
 """`(url, scope) -> store`: how the server hands a component its store (one per database, shared)."""
+
+
+def _failed(msg: BaseMessage) -> str | None:
+    """The one line a table shows for a failed turn: its kind, what failed, the fix."""
+    failure = msg.intermediate_trace.failure if isinstance(msg, UserMessage) else None
+    if failure is None:
+        return None
+    return f"{failure.kind}: {failure.message}" + (f" Fix: {failure.fix}" if failure.fix else "")
 
 
 class ConversationsComponent(TFSComponent):
@@ -99,6 +120,7 @@ class ConversationsComponent(TFSComponent):
                 trace=[r.model_dump(mode="json") for r in msg.intermediate_trace.ordered()]
                 if isinstance(msg, UserMessage)
                 else [],
+                failed=_failed(msg),
             )
             for msg in page.items
         ]
