@@ -7,10 +7,12 @@ a marker ``[fault:MODE]`` in it picks the mode, so one robot per provider meets 
 
 Modes: none (a tool call for `weather`, then the answer), a failure (``401``, ``403``, ``404``, ``429``,
 ``500``, ``timeout``, ``html``) answered to the first request, the same with ``-late`` answered only after
-the tool ran (so a stream has begun: the SSE `error` event), and ``slow`` (the answer's text streamed over
-about a second, for clients that hang up mid-stream). Error bodies, statuses and headers are the ones
-the providers document (OpenAI "Error codes", Anthropic "Errors", Gemini "Troubleshooting", Zhipu "错误码",
-Volcengine Ark "错误码"); `refused` is not a mode but a closed port (`closed_port()`).
+the tool ran (so a stream has begun: the SSE `error` event), ``slow`` (the answer's text streamed over
+about a second, for clients that hang up mid-stream) and ``slow-…`` (a second's pause after the tool ran,
+then the mode after the dash: a turn that fails after its client is gone). Error bodies, statuses and
+headers are the ones the providers document (OpenAI "Error codes", Anthropic "Errors", Gemini
+"Troubleshooting", Zhipu "错误码", Volcengine Ark "错误码"); `refused` is not a mode but a closed port
+(`closed_port()`).
 """
 
 from __future__ import annotations
@@ -101,6 +103,10 @@ class _Handler(BaseHTTPRequestHandler):
         mode = marked.group(1) if marked else "ok"
         streaming = bool(body.get("stream")) or ":streamGenerateContent" in self.path
         after_tool = _has_tool_result(provider, body)
+        if mode.startswith("slow-"):
+            mode = mode.removeprefix("slow-")
+            if after_tool:
+                time.sleep(4 * SLOW_STEP)
         fault = mode.removesuffix("-late")
         if mode in FAULTS or (mode.endswith("-late") and after_tool):
             self._fault(provider, fault)
