@@ -3,7 +3,8 @@
 Robot files point a provider's `base_url` at it (robot files are deployment settings, so that is allowed);
 the provider's official SDK then sends its real request over real HTTP and parses the answer. The path
 says who answers (``/{provider}`` then the path the SDK appends: `base_url()`), the user's message how:
-a marker ``[fault:MODE]`` in it picks the mode, so one robot per provider meets every failure.
+a marker ``[fault:MODE]`` in it picks the mode (the last marker of the request: the newest turn's; ``ok``
+after a failure), so one robot per provider meets every failure.
 
 Modes: none (a tool call for `weather`, then the answer), a failure (``401``, ``403``, ``404``, ``429``,
 ``500``, ``timeout``, ``html``) answered to the first request, the same with ``-late`` answered only after
@@ -99,8 +100,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))) or b"{}")
         provider = self.path.split("/", 2)[1]
-        marked = _MARKER.search(json.dumps(body))
-        mode = marked.group(1) if marked else "ok"
+        marked = _MARKER.findall(json.dumps(body))
+        mode = marked[-1] if marked else "ok"  # the newest message's: earlier turns are in the history too
         streaming = bool(body.get("stream")) or ":streamGenerateContent" in self.path
         after_tool = _has_tool_result(provider, body)
         if mode.startswith("slow-"):
