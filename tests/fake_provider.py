@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -264,11 +265,19 @@ def _events(provider: str, tool_call: bool) -> Iterator[bytes]:
     yield b"data: [DONE]\n\n"
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (its timeout, a closed keep-alive connection) is no error of the fake."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def fake_provider() -> Iterator[str]:
     """Serve on a free loopback port; yields ``http://127.0.0.1:PORT`` (see the module docstring for paths)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
+    server = _Server(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -45,9 +45,10 @@ def action(url: str, robot: str, component: str, name: str, params: Any = None) 
 
 
 @contextmanager
-def serve_robots(config: Path, robots: Mapping[str, str], env: Mapping[str, str]) -> Iterator[str]:
+def serve_robots(config: Path, robots: Mapping[str, str], env: Mapping[str, str | None]) -> Iterator[str]:
     """`tfrobot serve --config config` serving `robots` (file name → YAML) with its data in `config/data`,
-    the environment `env` on top of this one; yields the base URL, stops the server afterwards."""
+    the environment `env` on top of this one (None: the variable removed); yields the base URL, stops the
+    server afterwards."""
     for name, text in robots.items():
         (config / name).write_text(text, encoding="utf-8")
     (config / "server.toml").write_text(f"data_dir = {json.dumps(str(config / 'data'))}\n")
@@ -57,7 +58,7 @@ def serve_robots(config: Path, robots: Mapping[str, str], env: Mapping[str, str]
         proc = subprocess.Popen(
             [str(TFROBOT), "serve", "--port", str(port), "--config", str(config)],
             cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", **env},
+            env=_environment(env),
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -73,6 +74,16 @@ def serve_robots(config: Path, robots: Mapping[str, str], env: Mapping[str, str]
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _environment(changes: Mapping[str, str | None]) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    for name, value in changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
 
 
 def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
