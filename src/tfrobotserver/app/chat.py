@@ -28,7 +28,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import AfterValidator, Field, ValidationError
 
-from tfrobot.brain.chain.events import FinalMessage, TokenDelta
+from tfrobot.brain.chain.events import ChainEvent, FinalMessage, TokenDelta
 from tfrobot.schema.message import AssistantTextMessage, UserMessage
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
@@ -160,7 +160,9 @@ def _failed(exc: BaseException, where: str, user_input: UserMessage) -> ApiError
     return err
 
 
-async def _stream(turn: RunningTurn, first: Any, user_input: UserMessage, where: str) -> AsyncIterator[bytes]:
+async def _stream(
+    turn: RunningTurn, first: ChainEvent | None, user_input: UserMessage, where: str
+) -> AsyncIterator[bytes]:
     """The turn's events as SSE. A client that hangs up ends this generator, not the turn."""
     final: AssistantTextMessage | None = None
     event = first

@@ -58,11 +58,6 @@ class Turns:
         turn.task.add_done_callback(self._tasks.discard)
         return turn
 
-    @property
-    def running(self) -> int:
-        """How many turns are running now."""
-        return len(self._tasks)
-
     async def aclose(self, grace: float = SHUTDOWN_GRACE) -> None:
         """Wait up to `grace` seconds for the running turns, then cancel the others and wait for them."""
         if not self._tasks:
