@@ -1,53 +1,59 @@
-"""`tfrobot chat`: the demo robot in the terminal, one-shot and continued across invocations."""
+"""`tfrobot chat`: a robot of the server in the terminal — one-shot and continued, a robot file, provider
+failures in two lines with the session going on, and the server's own store, so `tfrobot serve` lists it."""
 
 from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from tfrobot.chat import TerminalConfirm, configured_llm
+from tests.fake_provider import KEY_ENV, base_url, closed_port, fake_provider, robot_file, with_fault
+from tests.robot_servers import action, serve_robots
+from tfrobot.chat import TerminalConfirm
 from tfrobot.schema.message import ToolCall
 from tfrobotserver.cli import app
 
 
-def _chat(*args: str) -> str:
-    result = CliRunner().invoke(app, ["chat", *args])
-    assert result.exit_code == 0, result.output
+def _chat(*args: str, code: int = 0, input: str | None = None) -> str:
+    result = CliRunner().invoke(app, ["chat", *args], input=input)
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
     return result.output
+
+
+def _conversation(out: str) -> str:
+    found = re.search(r"conversation: (\w+) \(continue with --conversation \1\)", out)
+    assert found is not None, out
+    return found.group(1)
+
+
+@pytest.fixture(scope="module")
+def provider_root() -> Iterator[str]:
+    with fake_provider() as root:
+        yield root
 
 
 def test_one_shot_turns_stream_the_trace_and_continue_later(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'memory.db'}"
     out = _chat("-m", "weather in Paris and Tokyo, chart it", "--memory-url", url)
+    assert "robot demo · llm scripted (scripted-1) · store sqlite+aiosqlite:///" in out
     for shown in ["Two cities", "→ weather", "← Paris: 18C", "← Tokyo: 24C", "chart ready for 2", "1 attachment"]:
         assert shown in out
     assert "Paris is 18C and Tokyo 24C" in out
-    found = re.search(r"conversation: (\w+)", out)
-    assert found is not None
-    again = _chat("-m", "and tomorrow?", "--conversation", found.group(1), "--memory-url", url)
+    conversation = _conversation(out)
+    again = _chat("-m", "and tomorrow?", "--conversation", conversation, "--memory-url", url)
     assert "Tomorrow looks the same." in again
-    assert f"conversation: {found.group(1)}" in again
+    assert _conversation(again) == conversation
 
 
-def test_interactive_mode_reads_lines_until_exit(tmp_path: Path) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'memory.db'}"
-    result = CliRunner().invoke(app, ["chat", "--memory-url", url], input="tomorrow?\nexit\n")
-    assert result.exit_code == 0, result.output
-    assert "Tomorrow looks the same." in result.output
-
-
-def test_a_real_provider_needs_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TFROBOT_MODEL", raising=False)
-    result = CliRunner().invoke(app, ["chat", "--provider", "openai", "-m", "hi"])
-    assert result.exit_code == 2
-    assert "needs a model" in result.output
-    assert configured_llm(None, None) is None
-    assert configured_llm("openai", "gpt-4o") is not None
+def test_interactive_mode_reads_lines_until_exit() -> None:
+    out = _chat(input="tomorrow?\nexit\n")
+    assert "Tomorrow looks the same." in out
 
 
 @pytest.mark.parametrize(
@@ -64,3 +70,87 @@ async def test_the_terminal_asks_before_a_destructive_call(
     assert 'run refund_order({"order_id": "B-2"})? [y/N]' in out.getvalue()
     if not typed:
         assert "refund_order refused: no input to ask on" in out.getvalue()
+
+
+def test_a_robot_file_chats_with_its_provider_and_tools(
+    tmp_path: Path, provider_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV["anthropic"], "sk-ant-test-0123456789")
+    bot = tmp_path / "weatherbot.yaml"
+    bot.write_text(robot_file("weatherbot", "anthropic", base_url(provider_root, "anthropic")), encoding="utf-8")
+    out = _chat("--robot", str(bot), "-m", "weather in Paris?")
+    assert "robot weatherbot · llm anthropic (claude-sonnet-4-6) · store" in out
+    assert "(scope weatherbot)" in out
+    assert "→ weather" in out
+    assert "Paris is 18C." in out
+
+
+def test_provider_failures_print_in_two_lines_and_the_session_goes_on(
+    tmp_path: Path, provider_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV["openai"], "sk-test-0123456789")
+    bot = tmp_path / "bot.yaml"
+    bot.write_text(robot_file("bot", "openai", base_url(provider_root, "openai")), encoding="utf-8")
+    out = _chat(
+        "--robot",
+        str(bot),
+        "-m",
+        with_fault("weather?", "429"),
+        "-m",
+        with_fault("weather?", "401"),
+        "-m",
+        with_fault("weather?", "ok"),
+    )
+    lines = out.splitlines()
+    failed = [i for i, line in enumerate(lines) if line.startswith("✗ ")]
+    assert len(failed) == 2, out
+    assert lines[failed[0]].startswith("✗ openai: rate limited: Rate limit reached")
+    assert lines[failed[0] + 1] == "  fix: retry in 7 s, or raise the provider's rate limit or quota"
+    assert lines[failed[1] + 1].startswith("  fix: check OPENAI_API_KEY: openai refused it")
+    assert "Paris is 18C." in out  # the third turn, in the same conversation
+    conversation = _conversation(out)
+    assert out.count(conversation) == 2
+
+
+def test_a_missing_key_is_said_before_the_first_turn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(KEY_ENV["openai"], raising=False)
+    bot = tmp_path / "bot.yaml"
+    bot.write_text(robot_file("bot", "openai", f"http://127.0.0.1:{closed_port()}/v1"), encoding="utf-8")
+    out = _chat("--robot", str(bot), "-m", "hi")
+    assert "cannot chat yet: llm (openai): openai: no API key: OPENAI_API_KEY is not set" in out
+    assert "✗ openai: no API key: OPENAI_API_KEY is not set" in out
+    assert "  fix: set OPENAI_API_KEY in the environment of the server" in out
+
+
+def test_config_mistakes_are_one_line(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text("name: bad\ntools: [teleport]\n", encoding="utf-8")
+    out = CliRunner().invoke(app, ["chat", "--robot", str(tmp_path / "bad.yaml"), "-m", "hi"])
+    assert out.exit_code == 2
+    assert "cannot chat: unknown tools ['teleport']" in out.output
+
+
+def test_another_robots_conversation_is_refused_and_the_session_stops(tmp_path: Path) -> None:
+    demo_conversation = _conversation(_chat("-m", "tomorrow?"))
+    (tmp_path / "other.yaml").write_text("name: other\n", encoding="utf-8")
+    out = _chat("--robot", str(tmp_path / "other.yaml"), "--conversation", demo_conversation, "-m", "hi", "-m", "hi")
+    assert f"✗ no conversation '{demo_conversation}' in scope 'other'" in out
+    assert "You said" not in out  # neither turn ran
+    assert "continue with" not in out
+
+
+def test_the_terminal_and_the_server_share_one_store(
+    tmp_path: Path, provider_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: `tfrobot chat` kept its conversations in `tfrobot.db`, `tfrobot serve` in `server.sqlite3`:
+    a conversation from the terminal never showed in the console."""
+    monkeypatch.setenv(KEY_ENV["openai"], "sk-test-0123456789")
+    config = tmp_path / "config"
+    config.mkdir()
+    bot = robot_file("shared", "openai", base_url(provider_root, "openai"))
+    with serve_robots(config, {"shared.yaml": bot}, {KEY_ENV["openai"]: "sk-test-0123456789"}) as url:
+        out = _chat("--config", str(config), "--robot", str(config / "shared.yaml"), "-m", "weather in Paris?")
+        conversation = _conversation(out)
+        listed = action(url, "shared", "conversations", "aget_conversations")
+        assert [c["conversationId"] for c in listed["items"]] == [conversation]
+        messages = action(url, "shared", "conversations", "aget_messages", {"conversation_id": conversation})
+        assert [m["text"] for m in messages["items"]] == ["weather in Paris?", "Paris is 18C."]

@@ -1,12 +1,19 @@
-"""`tfrobot chat`: talk to a robot in the terminal, watching its trace stream by (Rich)."""
+"""`tfrobot chat`: talk to a robot in the terminal, watching its trace stream by (Rich).
+
+The framework half: rendering a turn's events and running turns one after another on a `Brain`. A turn
+that fails prints what failed and the fix in one or two lines (no traceback) and the session goes on in
+the same conversation (the failed turn is stored with it). The robot itself — its tools, provider,
+prompt and store — is built by the server's robot builder (`tfrobotserver.terminal`), so the terminal
+and the console chat with the same robot, in the same store.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterable
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 
 from tfrobot.brain.brain import Brain
@@ -20,25 +27,9 @@ from tfrobot.brain.chain.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from tfrobot.brain.chain.llms import ChatLLM, create_llm
-from tfrobot.brain.demo import demo_chain
-from tfrobot.brain.memory import SQLMessageStore
-from tfrobot.drive import Confirm
+from tfrobot.brain.chain.llms import LLMError, describe
+from tfrobot.brain.memory import ConversationNotFound
 from tfrobot.schema.message import TextMessage, ToolCall
-
-PROVIDER_ENV = "TFROBOT_PROVIDER"
-MODEL_ENV = "TFROBOT_MODEL"
-
-
-def configured_llm(provider: str | None, model: str | None) -> ChatLLM | None:
-    """The LLM named by the arguments or `$TFROBOT_PROVIDER`/`$TFROBOT_MODEL`; None means the offline demo."""
-    provider = provider or os.environ.get(PROVIDER_ENV) or "scripted"
-    if provider == "scripted":
-        return None
-    model = model or os.environ.get(MODEL_ENV)
-    if not model:
-        raise ValueError(f"provider {provider!r} needs a model: pass --model or set ${MODEL_ENV}")
-    return create_llm(provider, model=model)
 
 
 class ChatRenderer:
@@ -84,6 +75,14 @@ class ChatRenderer:
                 tokens = f"{usage.input_tokens} in / {usage.output_tokens} out" if usage else "usage unknown"
                 self.console.print(f"[dim]({event.message.finish_reason or 'done'}; {tokens})[/dim]")
 
+    def failed(self, summary: str) -> None:
+        """A failed turn: what failed, then the fix, in red (one or two lines, no traceback)."""
+        self._newline()
+        first, _, fix = summary.partition("\nFix: ")
+        self.console.print(f"[red]✗ {escape(first)}[/red]", soft_wrap=True)
+        if fix:
+            self.console.print(f"[yellow]  fix: {escape(fix)}[/yellow]", soft_wrap=True)
+
 
 class TerminalConfirm:
     """`tfrobot chat`'s `confirm` hook: asks y/N on the terminal before a destructive tool runs. Only `y`
@@ -102,31 +101,31 @@ class TerminalConfirm:
         return answer.strip().lower() in {"y", "yes"}
 
 
-async def chat(
-    messages: Iterable[str],
-    *,
-    console: Console,
-    conversation_id: str | None = None,
-    llm: ChatLLM | None = None,
-    memory_url: str | None = None,
-    confirm: Confirm | None = None,
-) -> str:
-    """Run one turn per message on the SQL store; returns the conversation id (to continue it later).
-    `confirm` asks before a call of a `confirm` tool (None: such calls are refused)."""
-    store = await SQLMessageStore.open(memory_url)
-    brain = Brain(demo_chain(llm, confirm=confirm), store)
+class Session:
+    """The conversation a terminal session writes to (None until its first turn gives it an id)."""
+
+    def __init__(self, conversation_id: str | None = None) -> None:
+        self.conversation_id = conversation_id
+
+
+async def chat(messages: Iterable[str], *, console: Console, brain: Brain, session: Session) -> None:
+    """Run one turn per message on `brain`; a failed turn is printed and the next message goes on in the same
+    conversation. Stops early for a conversation that cannot be continued here (another robot's)."""
     renderer = ChatRenderer(console)
-    try:
-        for text in messages:
-            conversation_id = await _turn(brain, renderer, text, conversation_id)
-    finally:
-        await store.aclose()
-    return conversation_id or ""
-
-
-async def _turn(brain: Brain, renderer: ChatRenderer, text: str, conversation_id: str | None) -> str:
-    user = TextMessage(content=text, conversation_id=conversation_id)
-    async for event in brain.stream(user):
-        renderer.show(event)
-    assert user.conversation_id is not None  # Brain.stream assigns one
-    return user.conversation_id
+    for text in messages:
+        user = TextMessage(content=text, conversation_id=session.conversation_id)
+        try:
+            async for event in brain.stream(user):
+                renderer.show(event)
+        except ConversationNotFound as exc:
+            console.print(f"[red]✗ {escape(str(exc))}[/red]", soft_wrap=True)
+            session.conversation_id = None  # nothing of it to continue here
+            return
+        except LLMError as exc:
+            renderer.failed(describe(exc).summary())
+        except Exception as exc:  # a bug or an outage: one line, the session goes on
+            renderer.failed(f"{type(exc).__name__}: {exc}")
+        except BaseException:  # Ctrl-C: the interrupted turn is stored; its conversation is printed on exit
+            session.conversation_id = user.conversation_id
+            raise
+        session.conversation_id = user.conversation_id  # the brain gave it one, and stored the turn

@@ -1,4 +1,4 @@
-"""The `tfrobot` command: `serve` runs TFRobotServer, `chat` talks to the demo robot, `demo` the message demo.
+"""The `tfrobot` command: `serve` runs TFRobotServer, `chat` talks to one of its robots, `demo` the message demo.
 
 The entry point lives here rather than in `tfrobot` because the framework must not import the
 server (layer rule); the demo is imported lazily from `tfrobot.__main__`.
@@ -6,6 +6,7 @@ server (layer rule); the demo is imported lazily from `tfrobot.__main__`.
 
 from __future__ import annotations
 
+import copy
 import gc
 import ipaddress
 import json
@@ -20,6 +21,7 @@ import uvicorn
 from fastapi import FastAPI
 from rich.console import Console
 
+from tfrobot.brain.memory import MemoryStoreError
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings, host_name, load_settings
 from tfrobotserver.redaction import redact_text
@@ -137,7 +139,13 @@ def serve(
             soft_wrap=True,
         )
     _console.print(f"data: {redact_text(settings.resolved_database_url())}")
-    options: dict[str, Any] = {"host": bind_host, "port": bind_port, "log_level": "info", "access_log": access_log}
+    options: dict[str, Any] = {
+        "host": bind_host,
+        "port": bind_port,
+        "log_level": "info",
+        "access_log": access_log,
+        "log_config": _log_config(),
+    }
     if workers == 1:
         # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
         # collection under load pauses every request for ~14 ms instead of ~105 ms (README, Reliability).
@@ -150,6 +158,17 @@ def serve(
     if secret is not None:
         os.environ[LOCAL_TOKEN_ENV] = secret
     uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
+
+
+def _log_config() -> dict[str, Any]:
+    """Uvicorn's logging, plus the server's own start-up lines (which robots can chat, the stores it opened)."""
+    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config["loggers"]["tfrobotserver"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config
+
+
+_CONFIG_ENV = "TFROBOT_SERVE_CONFIG"
+"""How `serve --workers N` hands its --config directory to the worker processes."""
 
 
 def worker_app() -> FastAPI:
@@ -168,36 +187,48 @@ def chat(
         list[str] | None, typer.Option("--message", "-m", help="send this and exit (repeat for several turns)")
     ] = None,
     conversation: Annotated[str | None, typer.Option(help="continue this conversation id")] = None,
-    provider: Annotated[str | None, typer.Option(help="LLM provider (default $TFROBOT_PROVIDER or scripted)")] = None,
-    model: Annotated[str | None, typer.Option(help="model name (default $TFROBOT_MODEL)")] = None,
+    robot: Annotated[
+        Path | None, typer.Option("--robot", help="a robot file (YAML/JSON), as `serve` loads it", dir_okay=False)
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="the server's directory (server.toml: its database)", file_okay=False),
+    ] = None,
+    provider: Annotated[str | None, typer.Option(help="replace the robot's LLM provider ($TFROBOT_PROVIDER)")] = None,
+    model: Annotated[str | None, typer.Option(help="replace the robot's model ($TFROBOT_MODEL)")] = None,
     memory_url: Annotated[
-        str | None, typer.Option(help="SQL URL of the memory (default: SQLite in the data dir)")
+        str | None, typer.Option(help="another conversation store ($TFROBOT_MEMORY_URL; default: the server's)")
     ] = None,
 ) -> None:
-    """Chat with the demo robot in the terminal, streaming its thinking, tool calls and TFL output."""
+    """Chat with a robot (default: the demo) in the terminal, in the server's store, streaming its trace."""
     import asyncio
 
-    from tfrobot.chat import TerminalConfirm, configured_llm
-    from tfrobot.chat import chat as run_chat
+    from tfrobot.chat import Session, TerminalConfirm
+    from tfrobotserver.terminal import run_chat, terminal_robot
 
     out = Console()
     try:
-        llm = configured_llm(provider, model)
-    except (ValueError, ImportError) as exc:
+        settings = load_settings(config)
+        chosen = terminal_robot(robot, provider, model, memory_url)
+    except (OSError, ValueError, TypeError, ImportError) as exc:  # config mistakes: say what, not a traceback
         _console.print(f"[red]cannot chat: {exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
+    session = Session(conversation)
     turns = message if message else _prompt_lines(out)
-    conversation_id = asyncio.run(
-        run_chat(
-            turns,
-            console=out,
-            conversation_id=conversation,
-            llm=llm,
-            memory_url=memory_url,
-            confirm=TerminalConfirm(out),
-        )
-    )
-    out.print(f"[dim]conversation: {conversation_id} (continue with --conversation {conversation_id})[/dim]")
+    try:
+        asyncio.run(run_chat(chosen, settings, turns, console=out, session=session, confirm=TerminalConfirm(out)))
+    except KeyboardInterrupt:
+        out.print()
+    except (OSError, ValueError, MemoryStoreError) as exc:  # the store cannot be opened: say why
+        _console.print(f"[red]cannot chat: {exc}[/red]", soft_wrap=True)
+        raise typer.Exit(1) from None
+    finally:
+        if session.conversation_id:
+            out.print(
+                f"[dim]conversation: {session.conversation_id} (continue with --conversation "
+                f"{session.conversation_id})[/dim]",
+                soft_wrap=True,
+            )
 
 
 def _prompt_lines(out: Console) -> Iterator[str]:

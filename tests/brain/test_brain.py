@@ -8,6 +8,7 @@ where each provider wants them.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from typing import Any
@@ -141,5 +142,51 @@ async def test_a_failed_turn_is_stored_and_the_next_turn_works(store_url: str) -
             TextMessage(content="tomorrow?", conversation_id=user.conversation_id)
         )
         assert nxt.content == "Tomorrow looks the same."
+    finally:
+        await store.aclose()
+
+
+async def test_a_turn_cancelled_mid_tool_is_stored_as_interrupted_and_the_next_request_repairs_it(
+    store_url: str,
+) -> None:
+    """The turn is stored with its partial trace (a call without a result) and `failure.kind == "interrupted"`;
+    the next request answers the dangling call with the normalization pass's error result."""
+    import asyncio
+
+    from tfrobot.brain.chain.base import Chain
+    from tfrobot.brain.chain.llms import ScriptedCall, ScriptedChat, ScriptRule
+    from tfrobot.brain.chain.llms.normalize import MISSING_RESULT
+    from tfrobot.drive import Drive
+
+    started = asyncio.Event()
+
+    async def wait_for_ever() -> str:
+        """Never returns."""
+        started.set()
+        await asyncio.Event().wait()
+        return "unreachable"
+
+    llm = ScriptedChat(rules=[ScriptRule(user="go", tool_calls=[ScriptedCall(name="wait_for_ever")])])
+    store = SQLMessageStore(store_url)
+    try:
+        brain = Brain(Chain(llm, Drive([wait_for_ever])), store)
+        user = TextMessage(content="go", conversation_id="cut")
+        task = asyncio.create_task(brain.run(user))
+        await started.wait()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        [stored] = await store.recall("cut")
+        assert type(stored) is TextMessage
+        failure = stored.intermediate_trace.failure
+        assert failure is not None
+        assert (failure.kind, failure.error_type) == ("interrupted", "CancelledError")
+        assert [r.role for r in stored.intermediate_trace.ordered()] == ["assistant"]
+
+        payload = OpenAIChat(model="gpt-4o", api_key="sk-test").construct_request_params(
+            TextMessage(content="again?", conversation_id="cut"), [stored]
+        )
+        assert [m["role"] for m in payload["messages"]] == ["user", "assistant", "tool", "user"]
+        assert payload["messages"][2]["content"].endswith(MISSING_RESULT)
     finally:
         await store.aclose()

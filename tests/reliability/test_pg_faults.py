@@ -186,7 +186,7 @@ async def test_server_requests_during_killed_connections_fail_clearly_and_recove
                 stop.set()
                 await killer
             assert server.process.poll() is None, "the server exited"
-        store = SQLMessageStore(url)
+        store = SQLMessageStore(url, scope="demo")  # the server keeps the demo robot's turns in its scope
         try:
             checked = await _check_stored(store, dict(zip(names, results, strict=True)))
         finally:

@@ -2,7 +2,8 @@
 (httpx2 MockTransport in place of the network) inside a `Brain` turn on both stores.
 
 Every case: the turn fails clearly (or succeeds after the configured retries), the user message is stored
-once with the trace produced before the fault (the tool call and its result), and the next turn works.
+once with the trace produced before the fault (the tool call and its result) and the typed failure, and the
+next turn works.
 """
 
 from __future__ import annotations
@@ -146,10 +147,17 @@ async def test_a_fault_fails_the_turn_keeps_its_trace_and_the_next_turn_works(st
         provider = Provider(fault, faults=1)
         brain = _brain(store, provider, retries=0, stream=stream)
         first = TextMessage(content="weather in Paris?", conversation_id="c")
-        with pytest.raises(error):
+        with pytest.raises(error) as caught:
             await brain.run(first)
         stored = await store.recall("c")
         assert [m.msg_id for m in stored] == [first.msg_id]
+        failure = stored[0].intermediate_trace.failure  # type: ignore[attr-defined]
+        assert failure is not None
+        assert (failure.kind, failure.provider, failure.error_type) == (
+            caught.value.kind,
+            "openai",
+            type(caught.value).__name__,
+        )
         assert [r.role for r in stored[0].intermediate_trace.ordered()] == ["assistant", "tool"]
         assert stored[0].intermediate_trace.ordered()[1].tool_reses[0].result == "Paris: 18C"  # type: ignore[index]
 

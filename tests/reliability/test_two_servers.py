@@ -49,7 +49,7 @@ async def test_two_servers_one_conversation(pg_url: str) -> None:
         async with serve(url, count=2) as servers:
             assert [await _seeded_docs(server) for server in servers] == [42, 42]  # seeded once, not twice
             results = await asyncio.gather(*(_turns(server, name) for server, name in zip(servers, "ab", strict=True)))
-        store = SQLMessageStore(url)
+        store = SQLMessageStore(url, scope="demo")  # the server keeps the demo robot's turns in its scope
         try:
             stored = await store.recall("shared")
         finally:

@@ -20,6 +20,7 @@ import { type ActionInfo, ApiError, api, getToken, setToken } from "./api/client
 import { ActionModalHost } from "./components/ActionForm";
 import { navigate, routeHash, useRoute } from "./route";
 import { ChatView, useChatAvailable } from "./views/ChatView";
+import { ConfigView } from "./views/ConfigView";
 import { ComponentProvider } from "./views/context";
 import { viewFor } from "./views/registry";
 
@@ -85,8 +86,10 @@ function ActionPage(props: { robot: string; component: string; action?: string |
             {action.description && <Text size="sm" c="dimmed">{action.description}</Text>}
             {viewFor(action).render(action)}
           </Stack>
+        ) : props.action ? (
+          <Text c="dimmed">{`No action “${props.action}” on ${props.component}.`}</Text>
         ) : (
-          <Text c="dimmed">{props.action ? `No action “${props.action}” on ${props.component}.` : "Choose an action."}</Text>
+          <ConfigView />
         )}
       </ActionModalHost>
     </ComponentProvider>

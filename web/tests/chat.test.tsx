@@ -95,6 +95,42 @@ describe("chat", () => {
     localStorage.removeItem("tfrobot.token");
   });
 
+  it("shows a provider failure where the reply would be, typed, and goes on in its conversation", async () => {
+    const failed = {
+      error: "provider_error", kind: "rate_limited", provider: "openai", status: 429, retryAfter: 7,
+      message: "openai: rate limited: slow down (HTTP 429)", fix: "retry in 7 s, or raise the provider's rate limit or quota",
+      conversationId: "conv-failed",
+    };
+    const bodies: Record<string, unknown>[] = [];
+    const fetchDouble = vi.fn(async (_url: string, init: RequestInit) => {
+      const body = JSON.parse(String(init.body)) as Record<string, unknown>;
+      bodies.push(body);
+      if (bodies.length === 1) return new Response(JSON.stringify(failed), { status: 429, headers: { "content-type": "application/json" } });
+      return sse([
+        ["event", { type: "tool_call" }],
+        ["error", { ...failed, kind: "timeout", status: 504, retryAfter: undefined, fix: "raise the LLM's `timeout` setting" }],
+      ]);
+    });
+    vi.stubGlobal("fetch", fetchDouble);
+    render(
+      <MantineProvider>
+        <ChatView robot="demo" />
+      </MantineProvider>,
+    );
+    send("weather?");
+    await waitFor(() => expect(screen.getAllByTestId("turn-failure")).toHaveLength(1));
+    const first = screen.getAllByTestId("turn-failure")[0] as HTMLElement;
+    expect(first.dataset.kind).toBe("rate_limited");
+    expect(first.textContent).toContain("Rate limited — openai (HTTP 429)");
+    expect(first.textContent).toContain("Fix: retry in 7 s");
+    expect(first.textContent).toContain("Retry after 7 s.");
+    send("again?");
+    await waitFor(() => expect(screen.getAllByTestId("turn-failure")).toHaveLength(2));
+    const second = screen.getAllByTestId("turn-failure")[1] as HTMLElement;
+    expect(second.textContent).toContain("Provider timed out — openai (HTTP 504)");
+    expect(bodies[1]?.conversationId).toBe("conv-failed");
+  });
+
   it("asks before a destructive tool call and posts the answer", async () => {
     const posted: string[] = [];
     const fetchDouble = vi.fn(async (url: string, init: RequestInit) => {

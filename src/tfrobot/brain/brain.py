@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 from tfrobot.brain.chain.base import Chain
 from tfrobot.brain.chain.events import ChainEvent, FinalMessage, final_message
+from tfrobot.brain.chain.llms import describe
 from tfrobot.brain.memory import MessageStore
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, UserMessage
 
@@ -14,8 +15,11 @@ from tfrobot.schema.message import AssistantTextMessage, BaseMessage, UserMessag
 class Brain:
     """Seed: "Brain.run(user_input) → memory.recall → construct_prompt_context → … → memory.sync_msg".
 
-    The user message is stored even when the turn fails, with the part of its trace that was produced,
-    so the conversation stays consistent and the next turn can go on.
+    The user message is stored even when the turn fails, with the part of its trace that was produced and
+    the typed reason in `intermediate_trace.failure` (`TurnFailure`), so the conversation stays consistent,
+    its history shows what failed and why, and the next turn can go on: its request carries the failed
+    question and the partial trace, repaired by the LLM layer's normalization pass like any history (a
+    tool call left without a result gets one saying it was interrupted).
     """
 
     def __init__(self, chain: Chain, memory: MessageStore, *, recall_turns: int = 20) -> None:
@@ -41,11 +45,17 @@ class Brain:
             user_input.conversation_id = uuid.uuid4().hex
         history = await self.history(user_input)
         final: AssistantTextMessage | None = None
+        stopped_by: BaseException = GeneratorExit()  # what ended the turn, when it did not end with an answer
         try:
             async for event in self.chain.astream(user_input, history):
                 if isinstance(event, FinalMessage):
                     final = event.message
                 yield event
+        except BaseException as exc:  # also a cancelled task or a consumer that stopped reading: all stored
+            stopped_by = exc
+            raise
         finally:
+            if final is None:
+                user_input.intermediate_trace.failure = describe(stopped_by)
             turn = [user_input] if final is None else [user_input, final]
             await self.memory.sync_msgs(turn)

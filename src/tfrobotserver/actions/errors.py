@@ -7,7 +7,7 @@ which component and action, which field of which schema, the offending value, an
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 
 class ActionProtocolError(TypeError):
@@ -29,6 +29,11 @@ class ActionInputError(ValueError):
     Pydantic validation catches type errors before the call; this is for what only the component
     can know (a template that does not compile, an id that does not exist).
     """
+
+    status: ClassVar[int] = 422
+    """The HTTP status the server answers with."""
+    error: ClassVar[str] = "invalid_params"
+    """The `error` code of the answer."""
 
     def __init__(self, path: str, message: str, value: Any = None) -> None:
         self.path = path
@@ -60,3 +65,13 @@ class ActionConflictError(Exception):
         self.current = current
         self.overwrite = overwrite
         super().__init__(f"{path}: {message}")
+
+
+class ActionNotFoundError(ActionInputError):
+    """The parameter names something this component does not have, or not for this robot (answered with 404).
+
+    Used where telling "unknown" from "someone else's" apart would leak (another robot's conversation id).
+    """
+
+    status: ClassVar[int] = 404
+    error: ClassVar[str] = "not_found"

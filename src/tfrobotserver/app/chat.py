@@ -6,9 +6,16 @@ records in order (thinking, tool results, console results) and, for a dry run, t
 request instead of a call (`message` is then null and nothing is stored). With
 `Accept: text/event-stream` the same turn streams as server-sent events: `event` (every typed chain
 event of `tfrobot.brain.chain.events`, as JSON), `delta` (`{"text"}` for each text token), one `trace`
-(`{"record"}`) per trace record once the turn ends, then `done` with the JSON body above; a failure
-mid-stream is an `error` event carrying the API's error body (`{"error", "message", "errorId"}`).
-`GET` on the same path answers 200 when the robot can chat (the console hides its chat otherwise: 404).
+(`{"record"}`) per trace record once the turn ends, then `done` with the JSON body above.
+
+A turn runs in a task of its own (`turns.py`): a client that hangs up mid-stream does not stop it,
+and it is stored, finished or failed with its partial trace. A failure is answered with the API's
+error body (`errors.py`): typed for a provider failure (`provider_error`, its kind, the provider's
+message, the fix, `retryAfter`, the conversation the failed turn is stored in) at a status that
+says who must act, a 404 for a conversation of another robot. Over SSE, a failure before the first
+event is that same HTTP answer; a failure after it is an `error` event carrying the body (with its
+`status`). `GET` on the same path answers 200 when the robot can chat (the console hides its chat
+otherwise: 404) and says whether it is ready (`chat.ready`, the problems otherwise).
 
 Tools that need the user's confirmation: the stream sends a `confirm` event (`{"id", "call", "timeout"}`)
 before such a call runs, and the turn waits until `POST /api/robots/{robot}/chat/confirmations/{id}`
@@ -24,30 +31,34 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
-from pydantic import Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
 
 from tfrobot.brain.chain.events import ChainEvent, ConfirmationRequested, FinalMessage, TokenDelta
-from tfrobot.schema.message import UserMessage
+from tfrobot.schema.message import AssistantTextMessage, UserMessage
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
 from tfrobotserver.app.confirmations import TurnConfirmations, answer_confirmation
-from tfrobotserver.app.errors import ApiError, field_errors, internal_error
+from tfrobotserver.app.errors import ApiError, error_for, field_errors
 from tfrobotserver.app.invoke import find_robot
+from tfrobotserver.app.readiness import chat_readiness
 from tfrobotserver.app.routes import RuntimeDep, get_principal
 from tfrobotserver.app.runtime import Runtime
+from tfrobotserver.app.turns import RunningTurn
+from tfrobotserver.dtos.api import ChatReadiness
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.redaction import redact
 from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input, tools_component
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.factory.brain.conversations import ConversationId, no_nul
 
 router = APIRouter(prefix="/api")
 
 
 class ChatRequest(HttpModel):
-    """One user turn."""
+    """One user turn. Text the stores cannot keep (a NUL character) is refused here, as a 422 naming the field."""
 
-    message: str = Field(min_length=1)
-    conversation_id: str | None = None
+    message: Annotated[str, Field(min_length=1), AfterValidator(no_nul)]
+    conversation_id: ConversationId | None = None
     dry_run: bool = False
 
 
@@ -74,6 +85,7 @@ class ChatInfo(HttpModel):
     conversations: str
     prompt: str | None
     tools: list[str]
+    chat: ChatReadiness | None
 
 
 def _chatting_robot(runtime: Runtime, robot: str) -> Robot:
@@ -83,7 +95,7 @@ def _chatting_robot(runtime: Runtime, robot: str) -> Robot:
     return found
 
 
-def _reply(user_input: UserMessage, final: Any) -> ChatReply:
+def _reply(user_input: UserMessage, final: AssistantTextMessage | None) -> ChatReply:
     return ChatReply(
         conversation_id=user_input.conversation_id or "",
         message=final.model_dump(mode="json") if final is not None else None,
@@ -107,7 +119,12 @@ async def chat_info(
     tools = tools_component(found)
     names = [t.name for t in tools.catalog.tools()] if tools is not None else []
     return ChatInfo(
-        robot=found.name, llm=agent.llm, conversations=agent.conversations, prompt=agent.prompt, tools=names
+        robot=found.name,
+        llm=agent.llm,
+        conversations=agent.conversations,
+        prompt=agent.prompt,
+        tools=names,
+        chat=chat_readiness(found),
     )
 
 
@@ -128,7 +145,7 @@ async def chat(
         try:
             provider_request = await dry_run_request(found, body.message, body.conversation_id)
         except Exception as exc:
-            raise internal_error(exc, f"{where} (dry run)") from None
+            raise error_for(exc, f"{where} (dry run)") from None
         reply = ChatReply(conversation_id=body.conversation_id or "", request=redact(provider_request))
         return JSONResponse(reply.model_dump(mode="json"))
     Authenticator.require(principal, "write", "chatting (it stores the conversation)")
@@ -136,13 +153,21 @@ async def chat(
     if "text/event-stream" in request.headers.get("accept", ""):
         confirm = TurnConfirmations(runtime.sessions, found.name, principal, user_input)
         brain = build_brain(found, confirm)
-        events = _stream(brain.stream(user_input), user_input, where, confirm, brain.chain.drive.confirm_timeout)
+        turn = runtime.turns.start(brain.stream(user_input))
+        try:
+            first = await turn.next()  # before the first event, a failure is a plain HTTP error
+        except Exception as exc:
+            raise _failed(exc, where, user_input) from None
+        events = _stream(turn, first, user_input, where, confirm, brain.chain.drive.confirm_timeout)
         return StreamingResponse(events, media_type="text/event-stream")
-    brain = build_brain(found)
+    turn = runtime.turns.start(build_brain(found).stream(user_input))
+    final: AssistantTextMessage | None = None
     try:
-        final = await brain.run(user_input)
+        while (event := await turn.next()) is not None:
+            if isinstance(event, FinalMessage):
+                final = event.message
     except Exception as exc:
-        raise internal_error(exc, where) from None
+        raise _failed(exc, where, user_input) from None
     return JSONResponse(_reply(user_input, final).model_dump(mode="json"))
 
 
@@ -172,12 +197,27 @@ async def confirm_call(
     return Response(status_code=204)
 
 
+def _failed(exc: BaseException, where: str, user_input: UserMessage) -> ApiError:
+    """The answer to a failed turn; it names the conversation the turn is stored in (unless it is not ours)."""
+    err = error_for(exc, where, user_input.conversation_id)
+    if err.status != 404:
+        err.body.conversation_id = user_input.conversation_id
+    return err
+
+
 async def _stream(
-    events: AsyncIterator[ChainEvent], user_input: UserMessage, where: str, confirm: TurnConfirmations, timeout: float
+    turn: RunningTurn,
+    first: ChainEvent | None,
+    user_input: UserMessage,
+    where: str,
+    confirm: TurnConfirmations,
+    timeout: float,
 ) -> AsyncIterator[bytes]:
-    final = None
+    """The turn's events as SSE. A client that hangs up ends this generator, not the turn."""
+    final: AssistantTextMessage | None = None
+    event = first
     try:
-        async for event in events:
+        while event is not None:
             yield _sse("event", event.model_dump(mode="json"))
             if isinstance(event, ConfirmationRequested):
                 confirm_id = await confirm.open(event.call)
@@ -187,9 +227,12 @@ async def _stream(
                 yield _sse("delta", {"text": event.text})
             elif isinstance(event, FinalMessage):
                 final = event.message
+            event = await turn.next()
     except Exception as exc:
-        err = internal_error(exc, where)  # the same body as the JSON path's error: `error` tells a 503 from a 500
-        yield _sse("error", err.body.model_dump(mode="json", exclude_none=True))
+        err = _failed(exc, where, user_input)  # the same body as the JSON path's error, with its status
+        yield _sse(
+            "error", err.body.model_copy(update={"status": err.status}).model_dump(mode="json", exclude_none=True)
+        )
         return
     reply = _reply(user_input, final)
     for record in reply.trace:

@@ -5,6 +5,14 @@ the stack trace; the response never carries the trace or the exception text, whi
 internals (paths, SQL, secrets). A database that is not there (refused, restarting, a connection
 killed) is a 503 with `Retry-After`: the same request can succeed in a moment. The server's log lines
 (ours and uvicorn's) pass `RedactingFilter`: a traceback that quotes a DSN or a header shows it masked.
+
+A provider failure is not a server fault and says what it is (`error_for`): `provider_error` with
+the failure's kind, the provider's message and the fix, at a status that tells who must act —
+424 when the robot's LLM setup is wrong (no key, a refused key, an unknown model, the SDK not
+installed), 429 with `Retry-After` when the provider rate-limits, 422 when the conversation itself
+cannot be sent (too long, content the provider cannot take), 502 when the provider failed or
+answered something that is not its API, 504 when it did not answer in time. A conversation that is
+not the robot's is a 404.
 """
 
 from __future__ import annotations
@@ -21,7 +29,9 @@ from fastapi.responses import JSONResponse
 from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from tfrobot.brain.memory import database_unavailable
+from tfrobot.brain.chain.llms import LLMError, describe
+from tfrobot.brain.memory import ConversationNotFound, database_unavailable
+from tfrobot.schema.message import TurnFailure
 from tfrobotserver.app.security_headers import API_HEADERS
 from tfrobotserver.dtos.api import ErrorBody, FieldError
 from tfrobotserver.redaction import install_log_redaction
@@ -48,6 +58,60 @@ class ApiError(Exception):
         self.body = ErrorBody(
             error=error, message=message, errors=errors, error_id=error_id, current=current, overwrite=overwrite
         )
+
+    @classmethod
+    def of_body(cls, status: int, body: ErrorBody) -> ApiError:
+        """An error answering with this very body."""
+        err = cls(status, body.error, body.message)
+        err.body = body
+        return err
+
+
+PROVIDER_STATUS: dict[str, int] = {
+    "missing_key": 424,
+    "auth": 424,
+    "model_not_found": 424,
+    "not_installed": 424,
+    "rate_limited": 429,
+    "context_too_long": 422,
+    "unsupported_content": 422,
+    "invalid_conversation": 422,
+    "invalid_request": 502,
+    "bad_response": 502,
+    "unavailable": 502,
+    "connection": 502,
+    "timeout": 504,
+}
+"""The HTTP status of each kind of provider failure (see the module docstring); any other kind is a 502."""
+
+
+def failure_error(failure: TurnFailure, conversation_id: str | None = None) -> ApiError:
+    """The answer to a turn that failed with `failure` (typed, never a bare 500)."""
+    status = PROVIDER_STATUS.get(failure.kind, 502)
+    body = ErrorBody(
+        error="provider_error",
+        message=failure.message,
+        status=status,
+        kind=failure.kind,
+        provider=failure.provider,
+        provider_message=failure.provider_message,
+        fix=failure.fix,
+        retry_after=failure.retry_after,
+        upstream_status=failure.status,
+        conversation_id=conversation_id,
+    )
+    return ApiError.of_body(status, body)
+
+
+def error_for(exc: BaseException, where: str, conversation_id: str | None = None) -> ApiError:
+    """The answer to `exc` raised while serving `where`: a 404 for a conversation that is not the robot's,
+    the typed provider error of an LLM failure, else `internal_error` (a 500, or a 503 for the database)."""
+    if isinstance(exc, ConversationNotFound):
+        return ApiError(404, "not_found", f"{where}: no conversation {exc.conversation_id!r} in this robot")
+    if isinstance(exc, LLMError):
+        logger.info("%s: %s", where, exc)
+        return failure_error(describe(exc), conversation_id)
+    return internal_error(exc, where)
 
 
 def _jsonable(value: Any) -> Any:
@@ -94,12 +158,20 @@ def internal_error(exc: BaseException, where: str) -> ApiError:
 _HEADERS = {401: {"WWW-Authenticate": "Bearer"}, 503: {"Retry-After": "1"}}
 
 
+def error_headers(err: ApiError) -> dict[str, str]:
+    """The headers of an error answer: the API's security headers, and `Retry-After` (whole seconds) when
+    the provider said when to retry."""
+    if err.body.retry_after is not None:
+        return {**API_HEADERS, "Retry-After": str(max(1, math.ceil(err.body.retry_after)))}
+    return {**API_HEADERS, **_HEADERS.get(err.status, {})}
+
+
 def error_response(err: ApiError) -> JSONResponse:
     """The JSON response of `err`: the exception handlers and the request guards answer through it.
 
     It carries the API's security headers itself: a 500 is sent from outside every middleware."""
     body = err.body.model_dump(mode="json", exclude_none=True)
-    return JSONResponse(body, status_code=err.status, headers={**API_HEADERS, **_HEADERS.get(err.status, {})})
+    return JSONResponse(body, status_code=err.status, headers=error_headers(err))
 
 
 def install_error_handlers(app: FastAPI) -> None:

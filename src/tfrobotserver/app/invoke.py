@@ -18,7 +18,7 @@ from tfrobotserver.actions.errors import ActionConflictError, ActionInputError
 from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER, Principal
 from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.app.auth import Authenticator
-from tfrobotserver.app.errors import ApiError, field_errors, internal_error
+from tfrobotserver.app.errors import ApiError, error_for, field_errors, internal_error
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.app.storable_json import unstorable_body
 from tfrobotserver.dtos.api import FieldError
@@ -97,7 +97,7 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
         message = redact_text(exc.message)
         error = FieldError(path=exc.path, message=message, type="action_input", value=redact(exc.value))
         raise ApiError(
-            422, "invalid_params", f"{action!r} refused its parameters: {exc.path}: {message}", [error]
+            exc.status, exc.error, f"{action!r} refused its parameters: {exc.path}: {message}", [error]
         ) from None
     except ActionConflictError as exc:
         error = FieldError(path=exc.path, message=exc.message, type="conflict", value=exc.value)
@@ -105,7 +105,7 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
             409, "conflict", f"{action!r}: {exc}", [error], current=exc.current, overwrite=exc.overwrite
         ) from None
     except Exception as exc:
-        raise internal_error(exc, where) from None
+        raise error_for(exc, where) from None
     try:
         return bound.return_adapter.dump_json(result, by_alias=True, warnings="error")  # a wrong type is a bug: 500
     except Exception as exc:

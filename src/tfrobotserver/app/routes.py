@@ -11,6 +11,7 @@ from fastapi.responses import Response
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
 from tfrobotserver.app.invoke import find_component, find_robot, invoke
+from tfrobotserver.app.readiness import chat_readiness
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.dtos.api import ActionAliasInfo, ActionInfo, ComponentInfo, ErrorBody, RobotInfo
 from tfrobotserver.redaction import redact
@@ -49,9 +50,9 @@ ReaderDep = Annotated[Principal, Depends(reader)]
 
 @router.get("/robots", response_model=list[RobotInfo])
 async def list_robots(runtime: RuntimeDep, _: ReaderDep) -> list[RobotInfo]:
-    """Every robot this server hosts."""
+    """Every robot this server hosts, and whether each can chat now (`chat.ready`, else its `problems`)."""
     return [
-        RobotInfo(name=r.name, description=r.description, components=list(r.components))
+        RobotInfo(name=r.name, description=r.description, components=list(r.components), chat=chat_readiness(r))
         for r in runtime.robots.values()
     ]
 

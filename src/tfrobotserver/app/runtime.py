@@ -8,6 +8,10 @@ The server's tables are created from `storage.metadata` (`create_all`), which ne
 table; a column added to the code since a database was created is added at start-up when the database
 can fill the existing rows (a server default or NULL: `ALTER TABLE … ADD COLUMN … DEFAULT …`, rows kept),
 and a database lacking any other column is refused with the fix.
+
+Robots are isolated from each other: each keeps its conversations in its own scope of the message
+store (one store per database, shared: `stores.py`), and a document or graph collection belongs to
+one robot only — two robots naming the same one is refused when the runtime is built.
 """
 
 from __future__ import annotations
@@ -26,10 +30,18 @@ from sqlalchemy.schema import CreateColumn
 
 from tfrobot.brain.memory import watch_lost_connections
 from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER
+from tfrobotserver.app.readiness import chat_readiness
 from tfrobotserver.app.settings import ServerSettings
+from tfrobotserver.app.stores import MessageStores
+from tfrobotserver.app.turns import Turns
 from tfrobotserver.robot.base import Robot
+from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
+from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin
+from tfrobotserver.robot.factory.brain.memory.graph_manage_mixin import GraphManageMixin
 from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.storage import metadata
+
+logger = logging.getLogger("tfrobotserver")
 
 PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER})
 """Context keys the server can inject into action parameters."""
@@ -48,6 +60,24 @@ def load_robots(paths: Sequence[str]) -> list[Robot]:
             raise TypeError(f"robots: {path!r} did not give a Robot; point it at a function returning one")
         robots.append(robot)
     return robots
+
+
+def check_collections(robots: Sequence[Robot]) -> None:
+    """Refuse a document or graph collection that two robots name: each collection belongs to one robot."""
+    owners: dict[tuple[str, str], str] = {}
+    for robot in robots:
+        for comp_name, comp in robot.components.items():
+            collection = getattr(comp, "collection", None)
+            kind = "documents" if isinstance(comp, DpeManageMixin) else "graph"
+            if not isinstance(comp, DpeManageMixin | GraphManageMixin) or not isinstance(collection, str):
+                continue
+            owner = owners.setdefault((kind, collection), robot.name)
+            if owner != robot.name:
+                raise ValueError(
+                    f"robots {owner!r} and {robot.name!r} both keep {kind} in collection {collection!r} "
+                    f"({robot.name}/{comp_name}): a collection belongs to one robot, so that neither sees or changes "
+                    f"the other's; give one of them its own `{kind}.collection` (default: the robot's name)"
+                )
 
 
 def _addable(column: Column[object]) -> bool:
@@ -94,6 +124,7 @@ class Runtime:
                             "it does not provide; use AsyncSession, Principal or Injected(key) with a key in "
                             f"{sorted(PROVIDED)}"
                         )
+        check_collections(robots)
         self.settings = settings
         self.robots: dict[str, Robot] = {r.name: r for r in robots}
         url = settings.resolved_database_url()
@@ -102,6 +133,10 @@ class Runtime:
         self.engine: AsyncEngine = create_async_engine(url, **pooling)
         watch_lost_connections(self.engine)
         self.sessions: async_sessionmaker[AsyncSession] = async_sessionmaker(self.engine, expire_on_commit=False)
+        self.stores = MessageStores()
+        """The robots' message stores, one per database."""
+        self.turns = Turns()
+        """The chat turns running now (each in its own task)."""
         self._started = False
         self._lock = asyncio.Lock()
 
@@ -125,14 +160,30 @@ class Runtime:
                     f"older TFRobot ({shown}); its tables hold only seed data and component edits: drop them (or "
                     "delete the SQLite file), or set database_url to a new database"
                 )
+            server_url = self.engine.url.render_as_string(hide_password=False)
             for robot in self.robots.values():
                 for component in robot.components.values():
+                    if isinstance(component, ConversationsComponent):
+                        await component.aopen_store(self.stores.open, server_url)
                     # one transaction per component: a SQLite write lock is not held across another's start-up
                     async with self.sessions.begin() as session:
                         if isinstance(component, ConfigurableMixin):
                             await component.load_saved_config(session)
                         await component.aon_startup(session)
             self._started = True
+            self._log_readiness()
+
+    def _log_readiness(self) -> None:
+        """Say which robots can chat and which cannot (and why, with the fix), once per start."""
+        for robot in self.robots.values():
+            status = chat_readiness(robot)
+            if status is None:
+                continue
+            if status.ready:
+                logger.info("robot %r can chat", robot.name)
+            for problem in status.problems:
+                logger.warning("robot %r cannot chat: %s", robot.name, problem)
+        logger.info("conversation stores: %s", ", ".join(self.stores.describe()) or "none")
 
     @asynccontextmanager
     async def _startup_lock(self) -> AsyncIterator[None]:
@@ -155,8 +206,10 @@ class Runtime:
         The runtime may be started again afterwards (a lifespan per test client, a reloaded app): start-up
         then runs anew, reopening what components closed."""
         async with self._lock:
+            await self.turns.aclose()  # running turns finish (and are stored) before their stores close
             for robot in self.robots.values():
                 for component in robot.components.values():
                     await component.aclose()
+            await self.stores.aclose()
             await self.engine.dispose()
             self._started = False

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from tfrobot.brain.memory import DATA_FILE, default_data_dir
 from tfrobotserver.robot.config import robot_files
 
 Scope = Literal["read", "write"]
@@ -104,7 +104,7 @@ class ServerSettings(BaseModel):
     port: int = Field(default=8000, ge=0, le=65535)
     tokens: list[TokenConfig] = Field(default_factory=list)
     data_dir: Path | None = None
-    """Defaults to the XDG user data dir (platformdirs) of "tfrobot"."""
+    """Defaults to the XDG user data dir (platformdirs) of "tfrobot", which `tfrobot chat` uses too."""
     database_url: str | None = None
     """Any SQLAlchemy async URL; defaults to SQLite in `data_dir`."""
     pool_size: int = Field(default=10, ge=1)
@@ -135,11 +135,11 @@ class ServerSettings(BaseModel):
 
     def resolved_data_dir(self) -> Path:
         """`data_dir`, or the platform's user data directory for TFRobot."""
-        return self.data_dir or Path(platformdirs.user_data_dir("tfrobot", appauthor=False))
+        return self.data_dir or default_data_dir()
 
     def resolved_database_url(self) -> str:
-        """`database_url`, or the SQLite file `server.sqlite3` in the data dir."""
-        return self.database_url or f"sqlite+aiosqlite:///{self.resolved_data_dir() / 'server.sqlite3'}"
+        """`database_url`, or the SQLite file `server.sqlite3` in the data dir (the memory store's default too)."""
+        return self.database_url or f"sqlite+aiosqlite:///{self.resolved_data_dir() / DATA_FILE}"
 
 
 def load_settings(config_dir: Path | None) -> ServerSettings:

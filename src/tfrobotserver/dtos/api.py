@@ -10,12 +10,20 @@ from tfrobotserver.actions.alias import Category, ResourceOpType
 from tfrobotserver.dtos.base import HttpModel
 
 
+class ChatReadiness(HttpModel):
+    """Whether a robot can chat now, and if not, what stops it (each problem says its fix)."""
+
+    ready: bool
+    problems: list[str] = Field(default_factory=list)
+
+
 class RobotInfo(HttpModel):
-    """A served robot and the names of its components."""
+    """A served robot, the names of its components, and whether it can chat (None: it has no agent)."""
 
     name: str
     description: str = ""
     components: list[str] = Field(default_factory=list)
+    chat: ChatReadiness | None = None
 
 
 class ComponentInfo(HttpModel):
@@ -54,7 +62,12 @@ class FieldError(HttpModel):
 
 
 class ErrorBody(HttpModel):
-    """Every error response: a stable code, a sentence with the fix, and details where useful."""
+    """Every error response: a stable code, a sentence with the fix, and details where useful.
+
+    A provider failure of a chat turn (`error: "provider_error"`) adds the typed failure: its `kind`, the
+    `provider`, the provider's own message, the `fix`, `retryAfter` when known, and the conversation the
+    failed turn is stored in. Every added field is optional: clients of the first shape read it unchanged.
+    """
 
     error: str
     message: str
@@ -64,3 +77,11 @@ class ErrorBody(HttpModel):
     """409 on a stale update: the element as it is stored now (what changed since it was read)."""
     overwrite: dict[str, Any] | None = None
     """409 on a stale update: the parameters that, sent with the others unchanged, overwrite it anyway."""
+    status: int | None = Field(default=None, description="The HTTP status (also inside an SSE `error` event).")
+    kind: str | None = Field(default=None, description="A provider failure's kind: missing_key, auth, rate_limited …")
+    provider: str | None = None
+    provider_message: str | None = Field(default=None, description="The provider's own error message.")
+    fix: str | None = Field(default=None, description="What to do about it, e.g. 'set OPENAI_API_KEY …'.")
+    retry_after: float | None = Field(default=None, description="Seconds to wait before retrying, when known.")
+    upstream_status: int | None = Field(default=None, description="The provider's HTTP status, when it answered.")
+    conversation_id: str | None = Field(default=None, description="The conversation the failed turn is stored in.")

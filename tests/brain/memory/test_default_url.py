@@ -1,4 +1,4 @@
-"""With no URL, the store is a SQLite file in the user's data directory, created on demand."""
+"""With no URL, the store is the server's SQLite file in the user's data directory, created on demand."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tfrobot.brain.memory import MEMORY_URL_ENV, SQLMessageStore, default_url
 async def test_default_store_lives_in_the_user_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(MEMORY_URL_ENV, raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    expected = tmp_path / "xdg" / "tfrobot" / "tfrobot.db"
+    expected = tmp_path / "xdg" / "tfrobot" / "server.sqlite3"
     assert default_url() == f"sqlite+aiosqlite:///{expected}"
 
     store = await SQLMessageStore.open()

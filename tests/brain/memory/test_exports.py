@@ -9,6 +9,9 @@ import tfrobot.schema.saver_loader as saver_loader
 def test_memory_public_names() -> None:
     assert sorted(memory.__all__) == [
         "ConversationInfo",
+        "ConversationNotFound",
+        "DATA_FILE",
+        "DEFAULT_SCOPE",
         "MEMORY_URL_ENV",
         "MemoryStoreError",
         "MemoryStoreUnavailable",
@@ -16,6 +19,7 @@ def test_memory_public_names() -> None:
         "Page",
         "SQLMessageStore",
         "database_unavailable",
+        "default_data_dir",
         "default_url",
         "estimate_tokens",
         "watch_lost_connections",

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+from argparse import Namespace
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
 
+from tests.conftest import pg_execute, run_sync
 from tfrobot.brain.memory import SQLMessageStore
 from tfrobot.brain.memory.sql import MIGRATIONS_DIR, alembic_config
 from tfrobot.brain.memory.tables import metadata
+from tfrobot.schema.message import TextMessage
 
 
 def _ours(_: object, name: str | None, type_: str, reflected: bool, compare_to: object) -> bool:
@@ -92,3 +101,94 @@ def test_downgrade_to_base_and_back(tmp_path: Path) -> None:
             assert _diff(conn) == []
     finally:
         engine.dispose()
+
+
+LEGACY_ROWS = 3
+
+
+def _legacy_rows(connection: sa.Connection) -> None:
+    """Conversations as revision 0001 stored them: no scope column."""
+    for n in range(LEGACY_ROWS):
+        turn = TextMessage(content=f"old question {n}", conversation_id=f"old-{n}", create_ts=1_000 + n)
+        connection.execute(
+            sa.text(
+                "INSERT INTO conversations (conversation_id, title, created_ts, updated_ts) VALUES (:c, :t, :ts, :ts)"
+            ),
+            {"c": turn.conversation_id, "t": turn.content, "ts": turn.create_ts},
+        )
+        connection.execute(
+            sa.text(
+                "INSERT INTO messages (msg_id, conversation_id, role, msg_type, create_ts, tokens, payload) "
+                "VALUES (:m, :c, 'user', 'text', :ts, 1, :p)"
+            ),
+            {"m": turn.msg_id, "c": turn.conversation_id, "ts": turn.create_ts, "p": turn.model_dump_json()},
+        )
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def old_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database at revision 0001 holding conversations written then (a fresh PostgreSQL database per test)."""
+    drop = None
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+    else:
+        session_url: str = request.getfixturevalue("pg_url")
+        name = f"tfrobot_old_{uuid.uuid4().hex[:10]}"
+        run_sync(pg_execute(session_url, f'CREATE DATABASE "{name}"'))
+        url = make_url(session_url).set(database=name).render_as_string(hide_password=False)
+        drop = f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'
+    run_sync(_write_legacy(url))
+    try:
+        yield url
+    finally:
+        if drop is not None:
+            run_sync(pg_execute(session_url, drop))
+
+
+async def _write_legacy(url: str) -> None:
+    """Bring `url` to revision 0001 (Alembic in a thread: its env.py runs its own event loop) and fill it."""
+    await asyncio.to_thread(command.upgrade, alembic_config(url), "0001")
+    engine = create_async_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(_legacy_rows)
+    finally:
+        await engine.dispose()
+
+
+async def test_upgrading_an_old_store_keeps_every_row_and_gives_it_to_the_first_owner(old_store: str) -> None:
+    """The scopes migration (0002) on rows written by 0001: none lost, all owned by the store that upgraded
+    (a server: its first robot on this database), none visible to another scope."""
+    demo = SQLMessageStore(old_store, scope="demo")
+    other = demo.scoped("other")
+    try:
+        await demo.migrate()
+        listed = await demo.list_conversations()
+        assert sorted(c.conversation_id for c in listed.items) == [f"old-{n}" for n in range(LEGACY_ROWS)]
+        recalled = await demo.recall("old-0")
+        assert [type(m) for m in recalled] == [TextMessage]
+        assert recalled[0].text() == "old question 0"
+        assert (await other.list_conversations()).items == []
+        async with demo._engine.connect() as conn:
+            scopes = (await conn.execute(sa.text("SELECT DISTINCT scope FROM messages"))).scalars().all()
+            assert await conn.run_sync(_diff) == []
+        assert scopes == ["demo"]
+        await other.migrate()  # a later upgrade by someone else claims nothing
+        assert len((await demo.list_conversations()).items) == LEGACY_ROWS
+    finally:
+        await demo.aclose()
+
+
+def test_the_command_line_upgrade_names_the_legacy_owner_with_x(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cli-old.db'}"
+    run_sync(_write_legacy(url))
+    config = alembic_config(url)
+    config.cmd_opts = Namespace(x=["legacy_scope=support"])
+    command.upgrade(config, "head")
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'cli-old.db'}")
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT scope, count(*) FROM conversations GROUP BY scope")).all()
+    finally:
+        engine.dispose()
+    assert [tuple(row) for row in rows] == [("support", LEGACY_ROWS)]

@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from tfrobot.schema.message import AssistantTextMessage, BaseMessage, Message, MessageContractError, TextMessage
+from tfrobot.schema.message import (
+    AssistantTextMessage,
+    BaseMessage,
+    Message,
+    MessageContractError,
+    TextMessage,
+    TurnFailure,
+)
 
 CORPUS = Path(__file__).parent / "corpus"
 MESSAGE = TypeAdapter(Message)
@@ -27,8 +34,8 @@ def _load(case: dict[str, Any]) -> BaseMessage:
     return msg
 
 
-@pytest.mark.parametrize("case", _cases("v1"))
-def test_v1_records_round_trip_byte_for_byte(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", _cases("v1") + _cases("v2"))
+def test_v1_and_v2_records_round_trip_byte_for_byte(case: dict[str, Any]) -> None:
     msg = _load(case)
     assert json.loads(msg.model_dump_json()) == case["record"]
     msg.to_llm_request()
@@ -61,3 +68,13 @@ def test_future_records_keep_every_field_and_never_downgrade_silently(case: dict
     if type(msg) is BaseMessage:
         with pytest.raises(MessageContractError, match=case["record"]["msg_type"]):
             msg.to_llm_request()
+
+
+def test_a_failed_turn_keeps_its_typed_failure() -> None:
+    case = json.loads((CORPUS / "v2" / "00_TextMessage_failed_turn.json").read_text())
+    msg = _load(case)
+    assert isinstance(msg, TextMessage)
+    failure = msg.intermediate_trace.failure
+    assert type(failure) is TurnFailure
+    assert (failure.kind, failure.provider, failure.retry_after) == ("rate_limited", "openai", 2.0)
+    assert type(msg.intermediate_trace.records[0]) is AssistantTextMessage

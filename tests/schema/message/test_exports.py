@@ -46,6 +46,7 @@ PUBLIC = [
     "TextUserMsgPart",
     "ToolCall",
     "ToolReturn",
+    "TurnFailure",
     "UrlMessage",
     "Usage",
     "UserAndAssMsg",

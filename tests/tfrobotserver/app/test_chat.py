@@ -23,7 +23,7 @@ def sse_events(text: str) -> list[tuple[str, Any]]:
 async def test_chat_turn_returns_the_answer_and_its_trace(api: httpx.AsyncClient) -> None:
     assert (await api.get("/api/robots/demo/chat")).json() == {
         "robot": "demo", "llm": "llm", "conversations": "conversations", "prompt": "prompt",
-        "tools": ["weather", "chart"],
+        "tools": ["weather", "chart"], "chat": {"ready": True, "problems": []},
     }  # fmt: skip
     response = await api.post("/api/robots/demo/chat", json={"message": WEATHER, "conversationId": None})
     assert response.status_code == 200, response.text

@@ -26,8 +26,9 @@ async def test_list_robots(client: httpx.AsyncClient) -> None:
             "description": "Offline demo: a scripted LLM with tools, documents, a knowledge graph and a prompt to "
             "debug.",
             "components": ["llm", "conversations", "tools", "prompt", "memory", "graph"],
+            "chat": {"ready": True, "problems": []},
         },
-        {"name": "broken", "description": "", "components": ["exploding"]},
+        {"name": "broken", "description": "", "components": ["exploding"], "chat": None},
     ]
 
 

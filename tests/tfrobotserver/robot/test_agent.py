@@ -1,8 +1,7 @@
-"""The agent assembled from a robot's components; a failing LLM mid-turn over JSON and SSE."""
+"""The agent assembled from a robot's components; a failing LLM over JSON and SSE: typed, never a hang."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -44,20 +43,19 @@ async def test_a_failing_provider_is_an_error_not_a_hang(tmp_path: Path, monkeyp
     app = create_app(ServerSettings(data_dir=tmp_path), robots=[robot])
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         plain = await client.post("/api/robots/demo/chat", json={"message": "hi"})
-        assert plain.status_code == 500
-        assert plain.json()["error"] == "internal_error"
+        assert plain.status_code == 502
+        assert (plain.json()["error"], plain.json()["kind"]) == ("provider_error", "connection")
         streamed = await client.post(
             "/api/robots/demo/chat", json={"message": "hi"}, headers={"Accept": "text/event-stream"}
         )
-        last = streamed.text.strip().split("\n\n")[-1]
-        assert last.startswith("event: error\ndata: ")
-        error = json.loads(last.removeprefix("event: error\ndata: "))
-        assert set(error) == {"error", "message", "errorId"}
-        assert error["error"] == "internal_error"
+        assert streamed.status_code == 502  # it failed before the first event: a plain HTTP error
+        error = streamed.json()
+        assert (error["kind"], error["provider"], error["status"]) == ("connection", "openai", 502)
+        assert error["fix"].startswith("check the network and the LLM's base_url")
         call = await client.post("/api/robots/demo/components/llm/actions/acall", json={"message": "hi"})
         assert call.status_code == 200
         assert call.json()["message"] is None
-        assert call.json()["error"].startswith("ProviderUnavailableError")
+        assert call.json()["error"].startswith("ProviderConnectionError: openai: cannot reach")
         conversations = await client.post(
             "/api/robots/demo/components/conversations/actions/aget_conversations", json={}
         )

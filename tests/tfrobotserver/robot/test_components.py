@@ -50,6 +50,8 @@ def test_memory_actions_and_aliases() -> None:
         "aingest_file": ("pageable", "doc", "create"),
         "aset_file_types": (None, "doc_type", "config"),
         "aget_config_changes": ("pageable", "config_change", "get_list"),
+        "aget_config_provenance": (None, "config_provenance", "get"),
+        "arevert_config": (None, "config_provenance", "config"),
         "asearch_docs": ("pageable", "doc", "get_list"),
     }
     assert {n: d.alias.resource_op_type for n, d in PromptComponent.__tfs_actions__.items()} == {
@@ -57,6 +59,8 @@ def test_memory_actions_and_aliases() -> None:
         "aget_variables": "get",
         "aset_template": "config",
         "aget_config_changes": "get_list",
+        "aget_config_provenance": "get",
+        "arevert_config": "config",
     }
 
 

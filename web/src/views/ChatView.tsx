@@ -8,13 +8,16 @@
  *   → or text/event-stream: `delta` {text}, `trace` {record}, `done` {the JSON body above}, and
  *     `confirm` {id, call, timeout} when a destructive tool waits: Approve / Refuse POST
  *     /api/robots/{robot}/chat/confirmations/{id} {approve}.
+ * A failed turn (an HTTP error, or an SSE `error` event after the stream began) shows where its reply
+ * would be: for a provider failure (`error: "provider_error"`) its kind, the provider, the message, the
+ * fix and when to retry; the conversation goes on in the one the failed turn is stored in.
  * The view is hidden when `GET /api/robots/{robot}/chat` answers 404.
  */
 import { Accordion, Alert, Badge, Button, Code, Group, Image, Paper, Stack, Switch, Text, Textarea } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 
-import { failure, send as apiFetch } from "../api/client";
+import { ApiError, failure, send as apiFetch } from "../api/client";
 import { safeImageSrc, toText } from "../components/format";
 
 type Rec = Record<string, unknown>;
@@ -39,6 +42,17 @@ export interface Confirmation {
   error?: string;
 }
 
+/** A typed provider failure, as the server's error body carries it. */
+export interface TurnFailure {
+  kind: string;
+  message: string;
+  provider?: string;
+  providerMessage?: string;
+  fix?: string;
+  retryAfter?: number;
+  status?: number;
+}
+
 export interface Turn {
   user: string;
   confirms?: Confirmation[];
@@ -46,7 +60,59 @@ export interface Turn {
   trace: Rec[];
   request?: unknown;
   error?: string;
+  failure?: TurnFailure;
   streaming?: boolean;
+}
+
+const KIND_TITLES: Record<string, string> = {
+  missing_key: "No API key",
+  auth: "API key refused",
+  model_not_found: "Unknown model",
+  not_installed: "Provider SDK not installed",
+  rate_limited: "Rate limited",
+  context_too_long: "Conversation too long",
+  unsupported_content: "Content the provider cannot take",
+  invalid_conversation: "Conversation the provider cannot take",
+  invalid_request: "Request refused",
+  unavailable: "Provider failed",
+  timeout: "Provider timed out",
+  connection: "Provider unreachable",
+  bad_response: "Not the provider's API",
+};
+
+/** The typed failure of an error body (`error: "provider_error"`), or undefined for any other error. */
+export function failureOf(body: unknown): TurnFailure | undefined {
+  if (!body || typeof body !== "object") return undefined;
+  const b = body as Rec;
+  if (b.error !== "provider_error" || typeof b.kind !== "string") return undefined;
+  const text = (v: unknown) => (typeof v === "string" && v ? v : undefined);
+  const out: TurnFailure = { kind: b.kind, message: toText(b.message) };
+  const [provider, providerMessage, fix] = [text(b.provider), text(b.providerMessage), text(b.fix)];
+  if (provider) out.provider = provider;
+  if (providerMessage) out.providerMessage = providerMessage;
+  if (fix) out.fix = fix;
+  if (typeof b.retryAfter === "number") out.retryAfter = b.retryAfter;
+  if (typeof b.status === "number") out.status = b.status;
+  return out;
+}
+
+/** Where the reply would be: what failed, from which provider, the fix, when to retry. */
+export function FailureNotice(props: { failure: TurnFailure }) {
+  const f = props.failure;
+  const title = `${KIND_TITLES[f.kind] ?? f.kind}${f.provider ? ` — ${f.provider}` : ""}${f.status ? ` (HTTP ${f.status})` : ""}`;
+  return (
+    <Alert color={f.kind === "rate_limited" || f.kind === "timeout" ? "orange" : "red"} title={title} data-testid="turn-failure" data-kind={f.kind}>
+      <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
+        {f.message}
+      </Text>
+      {f.fix && (
+        <Text size="sm" fw={600} mt={4} data-testid="failure-fix">
+          {`Fix: ${f.fix}`}
+        </Text>
+      )}
+      {f.retryAfter !== undefined && <Text size="sm" mt={4}>{`Retry after ${f.retryAfter} s.`}</Text>}
+    </Alert>
+  );
 }
 
 const enc = encodeURIComponent;
@@ -228,13 +294,17 @@ export function ChatView(props: { robot: string }) {
             const ask: Confirmation = { id: toText(d.id), call: (d.call ?? {}) as Rec, timeout: Number(d.timeout ?? 0), state: "asking" };
             update(i, (t) => ({ confirms: [...(t.confirms ?? []), ask] }));
           } else if (ev.event === "done") finish(i, d);
-          else if (ev.event === "error") throw new Error(toText(d.message ?? ev.data));
+          else if (ev.event === "error") throw new ApiError(typeof d.status === "number" ? d.status : 0, toText(d.message ?? ev.data), d);
         }
       } else {
         finish(i, (await res.json()) as Rec);
       }
     } catch (err) {
-      update(i, { error: err instanceof Error ? err.message : String(err), streaming: false });
+      const body = err instanceof ApiError && err.body && typeof err.body === "object" ? (err.body as Rec) : {};
+      // the failed turn is stored in this conversation: the next one goes on in it
+      if (typeof body.conversationId === "string") setConversationId(body.conversationId);
+      const typed = failureOf(body);
+      update(i, typed ? { failure: typed, streaming: false } : { error: err instanceof Error ? err.message : String(err), streaming: false });
     } finally {
       setBusy(false);
     }
@@ -264,6 +334,7 @@ export function ChatView(props: { robot: string }) {
               onState={(patch) => update(i, (turn) => ({ confirms: (turn.confirms ?? []).map((x) => (x.id === c.id ? { ...x, ...patch } : x)) }))}
             />
           ))}
+          {t.failure && <FailureNotice failure={t.failure} />}
           {t.error && <Alert color="red">{t.error}</Alert>}
           {(t.trace.length > 0 || t.request !== undefined) && (
             <Accordion variant="contained" mt="xs">

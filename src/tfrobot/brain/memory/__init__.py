@@ -5,7 +5,9 @@ in the user's data directory) and PostgreSQL (JSONB).
 """
 
 from tfrobot.brain.memory.base import (
+    DEFAULT_SCOPE,
     ConversationInfo,
+    ConversationNotFound,
     MemoryStoreError,
     MemoryStoreUnavailable,
     MessageStore,
@@ -13,22 +15,28 @@ from tfrobot.brain.memory.base import (
     estimate_tokens,
 )
 from tfrobot.brain.memory.sql import (
+    DATA_FILE,
     MEMORY_URL_ENV,
     SQLMessageStore,
     database_unavailable,
+    default_data_dir,
     default_url,
     watch_lost_connections,
 )
 
 __all__ = [
+    "DATA_FILE",
+    "DEFAULT_SCOPE",
     "MEMORY_URL_ENV",
     "ConversationInfo",
+    "ConversationNotFound",
     "MemoryStoreError",
     "MemoryStoreUnavailable",
     "MessageStore",
     "Page",
     "SQLMessageStore",
     "database_unavailable",
+    "default_data_dir",
     "default_url",
     "estimate_tokens",
     "watch_lost_connections",

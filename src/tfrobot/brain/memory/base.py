@@ -6,6 +6,10 @@ interface keeps the brain independent of the backend; `SQLMessageStore` is the i
 
 A *turn* is a user message and the messages after it up to the next user message (the assistant's replies).
 `recall` cuts the history at turn boundaries, so a prompt never starts with an orphaned reply.
+
+A store works in one *scope* (a server gives each robot its own): it lists, reads, continues and deletes the
+conversations of its scope only, whatever database several scopes share. Conversation ids stay unique across
+scopes, so an id taken by another scope is refused (`ConversationNotFound`), never continued or overwritten.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -22,7 +26,9 @@ from tfrobot.schema.message.base import BaseMessage
 T = TypeVar("T")
 
 __all__ = [
+    "DEFAULT_SCOPE",
     "ConversationInfo",
+    "ConversationNotFound",
     "MemoryStoreError",
     "MemoryStoreUnavailable",
     "MessageStore",
@@ -42,6 +48,24 @@ class MemoryStoreUnavailable(MemoryStoreError):
     Raised instead of the driver's error so callers can catch one type. Nothing the store accepted before is
     lost: a write is accepted only when its transaction has committed.
     """
+
+
+class ConversationNotFound(MemoryStoreError, LookupError):
+    """The conversation is not one of this scope's: it does not exist, or another scope (robot) owns it.
+
+    Both cases read the same, so a scope learns nothing about another's conversations from a read; only a
+    write with a taken id says that the id is taken (ids are unique across scopes).
+    """
+
+    def __init__(self, conversation_id: str, scope: str, message: str) -> None:
+        super().__init__(message)
+        self.conversation_id = conversation_id
+        self.scope = scope
+
+
+DEFAULT_SCOPE: Final = ""
+"""The scope of a store used without a server, and of the rows written before scopes existed (see the
+migration `v0002_scopes`)."""
 
 
 def estimate_tokens(payload_json: str) -> int:

@@ -13,11 +13,15 @@ set-up. Guarantees, and how they are kept:
 * A dead pooled connection (server restart, `pg_terminate_backend`) is detected on use, the pool recycled and
   the call retried once on a fresh connection (see `_run`); a database that is down raises
   `MemoryStoreUnavailable` naming the URL (password hidden) and the fix.
+* Scopes (`base.py`): every query names the store's scope; a write into a conversation or over a message id
+  that another scope owns changes nothing and raises. `scoped(name)` gives a store of another scope on the
+  same engine, so the robots of a server that share a database share one connection pool too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import errno
 import os
 import re
@@ -37,7 +41,9 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from tfrobot.brain.memory.base import (
+    DEFAULT_SCOPE,
     ConversationInfo,
+    ConversationNotFound,
     MemoryStoreError,
     MemoryStoreUnavailable,
     MessageStore,
@@ -45,14 +51,17 @@ from tfrobot.brain.memory.base import (
     TailCut,
     estimate_tokens,
 )
-from tfrobot.brain.memory.tables import conversations, documents, messages
+from tfrobot.brain.memory.tables import ID_CHARS, SCOPE_CHARS, conversations, documents, messages
 from tfrobot.schema.message.base import BaseMessage, content_text, now_ms
 from tfrobot.schema.message.discriminator import adapter
 
-__all__ = ["MEMORY_URL_ENV", "SQLMessageStore", "alembic_config", "default_url"]
+__all__ = ["DATA_FILE", "MEMORY_URL_ENV", "SQLMessageStore", "alembic_config", "default_data_dir", "default_url"]
 
 MEMORY_URL_ENV: Final = "TFROBOT_MEMORY_URL"
 """Environment variable that overrides the default store URL."""
+DATA_FILE: Final = "server.sqlite3"
+"""The SQLite file of the data directory: `tfrobot serve` keeps its data there and `tfrobot chat` its
+conversations, so that a conversation from the terminal shows in the console."""
 
 MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
 
@@ -62,16 +71,25 @@ _TITLE_CHARS: Final = 80
 _JSON_NUL: Final = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 """An escaped NUL in JSON text (an even run of backslashes before it would make it literal text)."""
 _MIGRATION_LOCK: Final = 0x7466_726F_626F_74  # "tfrobot": serializes concurrent migrate() on one PostgreSQL database
+_INT64: Final = (-(2**63), 2**63 - 1)
+"""The range of a BIGINT: a cursor outside it is refused before it reaches the database (which would fail)."""
+_CHECK_CHUNK: Final = 500
+"""Ids per `IN (…)` of the scope checks (well under every driver's bound-parameter limit)."""
 
 R = TypeVar("R")
 
 
+def default_data_dir() -> Path:
+    """The user's data directory for TFRobot (`~/.local/share/tfrobot/` on Linux), shared by serve and chat."""
+    return platformdirs.user_data_path("tfrobot", appauthor=False)
+
+
 def default_url() -> str:
-    """`$TFROBOT_MEMORY_URL`, else a SQLite file in the user's data directory (`~/.local/share/tfrobot/` on Linux)."""
+    """`$TFROBOT_MEMORY_URL`, else `DATA_FILE` in `default_data_dir()` (the server's default database)."""
     env = os.environ.get(MEMORY_URL_ENV)
     if env:
         return env
-    return f"sqlite+aiosqlite:///{platformdirs.user_data_path('tfrobot') / 'tfrobot.db'}"
+    return f"sqlite+aiosqlite:///{default_data_dir() / DATA_FILE}"
 
 
 def _normalize(url: str | URL) -> URL:
@@ -121,18 +139,20 @@ def _create_engine(url: URL, busy_timeout: float, **kwargs: Any) -> AsyncEngine:
 _ALEMBIC_LOCK: Final = threading.Lock()
 
 
-def _migrate_blocking(url: URL, busy_timeout: float) -> None:
+def _migrate_blocking(url: URL, busy_timeout: float, legacy_scope: str) -> None:
     with _ALEMBIC_LOCK:
-        asyncio.run(_migrate(url, busy_timeout))
+        asyncio.run(_migrate(url, busy_timeout, legacy_scope))
 
 
-async def _migrate(url: URL, busy_timeout: float) -> None:
+async def _migrate(url: URL, busy_timeout: float, legacy_scope: str) -> None:
     engine = _create_engine(url, busy_timeout, poolclass=sa.pool.NullPool)
+    config = alembic_config(url)
+    config.attributes["legacy_scope"] = legacy_scope
     try:
         async with engine.execution_options(**{_WRITE: True}).begin() as conn:
             if url.get_backend_name() == "postgresql":
                 await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
-            await conn.run_sync(_upgrade, alembic_config(url))
+            await conn.run_sync(_upgrade, config)
     finally:
         await engine.dispose()
 
@@ -147,17 +167,21 @@ def _upserts(dialect: str) -> tuple[sa.Insert, sa.Insert, sa.Insert]:
     insert = pg_insert if dialect == "postgresql" else sqlite_insert
     conv = insert(conversations)
     newest = sa.func.greatest if dialect == "postgresql" else sa.func.max
+    # A row of another scope is left as it is (the WHERE); `sync_msgs` then finds it and refuses the write.
     conv_upsert = conv.on_conflict_do_update(
         index_elements=[conversations.c.conversation_id],
         set_={
             "updated_ts": newest(conversations.c.updated_ts, conv.excluded.updated_ts),
             "title": sa.func.coalesce(conversations.c.title, conv.excluded.title),
         },
+        where=conversations.c.scope == conv.excluded.scope,
     )
     msg = insert(messages)
     replaced = ("conversation_id", "role", "msg_type", "create_ts", "tokens", "payload")
     msg_upsert = msg.on_conflict_do_update(
-        index_elements=[messages.c.msg_id], set_={name: msg.excluded[name] for name in replaced}
+        index_elements=[messages.c.msg_id],
+        set_={name: msg.excluded[name] for name in replaced},
+        where=messages.c.scope == msg.excluded.scope,
     )
     doc = insert(documents)
     doc_upsert = doc.on_conflict_do_update(
@@ -173,9 +197,22 @@ def _encode_cursor(ts: int, tail: int | str) -> str:
 
 def _decode_cursor(cursor: str) -> tuple[int, str]:
     ts, sep, tail = cursor.partition(":")
-    if not sep or not ts.lstrip("-").isdigit():
+    digits = ts.removeprefix("-")
+    if (
+        not sep
+        or "\x00" in tail
+        or not (digits.isascii() and digits.isdigit())
+        or not _INT64[0] <= int(ts) <= _INT64[1]
+    ):
         raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page, or None")
     return int(ts), tail
+
+
+def _decode_message_cursor(cursor: str) -> tuple[int, int]:
+    ts, tail = _decode_cursor(cursor)
+    if not (tail.isascii() and tail.isdigit()) or int(tail) > _INT64[1]:
+        raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page")
+    return ts, int(tail)
 
 
 def _title(msg: BaseMessage) -> str | None:
@@ -278,12 +315,21 @@ class SQLMessageStore(MessageStore):
 
     `url`: ``sqlite+aiosqlite:///file.db`` (parent directories are created) or
     ``postgresql+asyncpg://user:password@host:5432/db`` (plain ``sqlite://`` / ``postgresql://`` are given the
-    async driver). `busy_timeout` (seconds) is how long a SQLite writer waits for another.
+    async driver). `busy_timeout` (seconds) is how long a SQLite writer waits for another. `scope`: whose
+    conversations this store sees (`DEFAULT_SCOPE` without a server; a robot's name in one).
     """
 
     def __init__(
-        self, url: str | URL | None = None, *, busy_timeout: float = 30.0, pool_size: int = 10, echo: bool = False
+        self,
+        url: str | URL | None = None,
+        *,
+        scope: str = DEFAULT_SCOPE,
+        busy_timeout: float = 30.0,
+        pool_size: int = 10,
+        echo: bool = False,
     ) -> None:
+        self.scope = _checked_scope(scope)
+        self._owns_engine = True
         self.url = _normalize(url if url is not None else default_url())
         self.dialect = self.url.get_backend_name()
         self._busy_timeout = busy_timeout
@@ -311,27 +357,39 @@ class SQLMessageStore(MessageStore):
         return store
 
     def __repr__(self) -> str:
-        return f"SQLMessageStore({self.safe_url!r})"
+        scope = f", scope={self.scope!r}" if self.scope != DEFAULT_SCOPE else ""
+        return f"SQLMessageStore({self.safe_url!r}{scope})"
+
+    def scoped(self, scope: str) -> SQLMessageStore:
+        """This store in another scope, on the same engine and pool; closing it leaves the engine to this one."""
+        view = copy.copy(self)
+        view.scope = _checked_scope(scope)
+        view._owns_engine = False
+        return view
 
     @property
     def safe_url(self) -> str:
         """The URL with its password masked: safe for logs and error messages."""
         return self.url.render_as_string(hide_password=True)
 
-    async def migrate(self) -> None:
+    async def migrate(self, *, legacy_scope: str | None = None) -> None:
         """Run ``alembic upgrade head`` with the packaged migrations (safe from several workers at once).
 
+        `legacy_scope` (default: this store's scope) owns the conversations written before scopes existed when
+        this upgrade is the one that adds scopes (revision 0002); afterwards it changes nothing.
         Alembic keeps its migration context in module globals, so two upgrades interleaved on one event loop
         would corrupt each other: each runs in a worker thread, one at a time per process, on its own engine.
         Across processes, PostgreSQL's advisory lock and SQLite's write lock serialize them.
         """
+        owner = _checked_scope(self.scope if legacy_scope is None else legacy_scope)
         try:
-            await asyncio.to_thread(_migrate_blocking, self.url, self._busy_timeout)
+            await asyncio.to_thread(_migrate_blocking, self.url, self._busy_timeout, owner)
         except (sa.exc.DBAPIError, OSError) as exc:
             raise self._translate(exc) from exc
 
     async def aclose(self) -> None:
-        await self._engine.dispose()
+        if self._owns_engine:
+            await self._engine.dispose()
 
     # -- errors and transactions -------------------------------------------------------------------------
 
@@ -400,6 +458,12 @@ class SQLMessageStore(MessageStore):
                     f"sync_msg: message {msg.msg_id} ({msg.role}) has no conversation_id; set "
                     "msg.conversation_id before syncing it, so recall() can find it"
                 )
+            for name, value in (("conversation_id", msg.conversation_id), ("msg_id", msg.msg_id)):
+                if len(value) > ID_CHARS:
+                    raise ValueError(
+                        f"sync_msg: {name} {value[:40]!r}… is {len(value)} characters long; the store keeps ids of "
+                        f"at most {ID_CHARS}"
+                    )
             payload = msg.model_dump_json()
             if self.dialect == "postgresql" and _JSON_NUL.search(payload):
                 raise ValueError(
@@ -411,6 +475,7 @@ class SQLMessageStore(MessageStore):
             rows[msg.msg_id] = {
                 "msg_id": msg.msg_id,
                 "conversation_id": msg.conversation_id,
+                "scope": self.scope,
                 "role": msg.role,
                 "msg_type": getattr(msg, "msg_type", None),
                 "create_ts": msg.create_ts,
@@ -421,19 +486,52 @@ class SQLMessageStore(MessageStore):
                 heads[msg.conversation_id] = _title(msg)
         ts = now_ms()
         conv_rows = [
-            {"conversation_id": cid, "title": heads[cid], "created_ts": ts, "updated_ts": ts} for cid in sorted(heads)
+            {"conversation_id": cid, "scope": self.scope, "title": heads[cid], "created_ts": ts, "updated_ts": ts}
+            for cid in sorted(heads)
         ]
 
         async def work(conn: AsyncConnection) -> None:
             await conn.execute(self._conv_upsert, conv_rows)
+            # after the upserts every id exists, and its scope is the one that counts: a foreign one fails the
+            # transaction, so nothing of this call is kept and nothing of the other scope was touched
+            taken = await self._foreign(conn, conversations.c.conversation_id, sorted(heads))
+            if taken:
+                raise ConversationNotFound(
+                    taken[0],
+                    self.scope,
+                    f"sync_msg: conversation id {taken[0]!r} is taken by another scope of {self.safe_url}; start "
+                    "a new conversation (conversation_id=None gives a fresh id)",
+                )
             await conn.execute(self._msg_upsert, list(rows.values()))
+            taken = await self._foreign(conn, messages.c.msg_id, list(rows))
+            if taken:
+                raise ValueError(
+                    f"sync_msg: message id {taken[0]!r} is taken by another scope of {self.safe_url}; give the "
+                    "message a fresh msg_id"
+                )
 
         await self._run(work, write=True)
 
+    async def _foreign(self, conn: AsyncConnection, key: sa.Column[str], ids: list[str]) -> list[str]:
+        """Which of `ids` (conversation or message ids, per `key`) belong to another scope."""
+        found: list[str] = []
+        for start in range(0, len(ids), _CHECK_CHUNK):
+            chunk = ids[start : start + _CHECK_CHUNK]
+            query = sa.select(key).where(key.in_(chunk), key.table.c.scope != self.scope)
+            found += (await conn.execute(query)).scalars().all()
+        return found
+
     async def delete_conversation(self, conversation_id: str) -> int:
+        """Delete a conversation of this scope and its messages; 0 when it is not one of this scope's."""
+
         async def work(conn: AsyncConnection) -> int:
-            deleted = await conn.execute(sa.delete(messages).where(messages.c.conversation_id == conversation_id))
-            await conn.execute(sa.delete(conversations).where(conversations.c.conversation_id == conversation_id))
+            m, c = messages.c, conversations.c
+            deleted = await conn.execute(
+                sa.delete(messages).where(m.conversation_id == conversation_id, m.scope == self.scope)
+            )
+            await conn.execute(
+                sa.delete(conversations).where(c.conversation_id == conversation_id, c.scope == self.scope)
+            )
             return deleted.rowcount
 
         return await self._run(work, write=True)
@@ -473,8 +571,31 @@ class SQLMessageStore(MessageStore):
     async def recall(
         self, conversation_id: str, *, last_turns: int | None = None, token_budget: int | None = None
     ) -> list[BaseMessage]:
+        """See `MessageStore.recall`; [] for a conversation that does not exist yet, `ConversationNotFound`
+        for one of another scope (it cannot be continued here)."""
         stored = await self.recall_json(conversation_id, last_turns=last_turns, token_budget=token_budget)
         return [self._decode(conversation_id, msg_id, payload) for msg_id, payload in stored]
+
+    async def _owner(self, conversation_id: str) -> str | None:
+        """The scope owning `conversation_id`, None when there is no such conversation."""
+        c = conversations.c
+        rows = await self._fetch(sa.select(c.scope).where(c.conversation_id == conversation_id))
+        return str(rows[0].scope) if rows else None
+
+    def _not_found(self, conversation_id: str) -> ConversationNotFound:
+        return ConversationNotFound(
+            conversation_id,
+            self.scope,
+            f"no conversation {conversation_id!r} in scope {self.scope!r} of {self.safe_url}; list the scope's "
+            "conversations for the ids it has",
+        )
+
+    async def _empty_result(self, conversation_id: str, *, known: bool) -> None:
+        """A read found no message: fine for a conversation of this scope (or, unless `known` is required, for
+        none at all), `ConversationNotFound` otherwise. Only empty results pay for this query."""
+        owner = await self._owner(conversation_id)
+        if owner != self.scope and (known or owner is not None):
+            raise self._not_found(conversation_id)
 
     async def recall_json(
         self, conversation_id: str, *, last_turns: int | None = None, token_budget: int | None = None
@@ -486,9 +607,11 @@ class SQLMessageStore(MessageStore):
         an answer), doubling when a turn has more replies; one query in the common case.
         """
         m = messages.c
-        in_conv = m.conversation_id == conversation_id
+        in_conv = (m.conversation_id == conversation_id) & (m.scope == self.scope)
         if last_turns is None and token_budget is None:
             rows = await self._fetch(sa.select(m.msg_id, m.payload).where(in_conv).order_by(m.create_ts, m.id))
+            if not rows:
+                await self._empty_result(conversation_id, known=False)
             return [(row.msg_id, row.payload) for row in rows]
         cut = TailCut(last_turns, token_budget)
         if cut.done:
@@ -515,19 +638,24 @@ class SQLMessageStore(MessageStore):
                     chunk *= 2
             return fed[: cut.kept][::-1]
 
-        return await self._run(work)
+        kept = await self._run(work)
+        if not kept:
+            await self._empty_result(conversation_id, known=False)
+        return kept
 
     async def get_messages(
         self, conversation_id: str, cursor: str | None = None, limit: int = 100
     ) -> Page[BaseMessage]:
+        """See `MessageStore.get_messages`; `ConversationNotFound` unless the conversation is this scope's."""
         m = messages.c
-        query = sa.select(m.create_ts, m.id, m.msg_id, m.payload).where(m.conversation_id == conversation_id)
+        query = sa.select(m.create_ts, m.id, m.msg_id, m.payload).where(
+            m.conversation_id == conversation_id, m.scope == self.scope
+        )
         if cursor is not None:
-            ts, tail = _decode_cursor(cursor)
-            if not tail.isdigit():
-                raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page")
-            query = query.where(sa.tuple_(m.create_ts, m.id) > (ts, int(tail)))
+            query = query.where(sa.tuple_(m.create_ts, m.id) > _decode_message_cursor(cursor))
         rows = await self._fetch(query.order_by(m.create_ts, m.id).limit(_page_limit(limit) + 1))
+        if not rows:
+            await self._empty_result(conversation_id, known=True)
         page = rows[:limit]
         items = [self._decode(conversation_id, row.msg_id, row.payload) for row in page]
         next_cursor = _encode_cursor(page[-1].create_ts, page[-1].id) if len(rows) > limit else None
@@ -535,7 +663,7 @@ class SQLMessageStore(MessageStore):
 
     async def list_conversations(self, cursor: str | None = None, limit: int = 50) -> Page[ConversationInfo]:
         c = conversations.c
-        query = sa.select(c.conversation_id, c.title, c.created_ts, c.updated_ts)
+        query = sa.select(c.conversation_id, c.title, c.created_ts, c.updated_ts).where(c.scope == self.scope)
         if cursor is not None:
             ts, conversation_id = _decode_cursor(cursor)
             query = query.where(sa.tuple_(c.updated_ts, c.conversation_id) < (ts, conversation_id))
@@ -545,6 +673,12 @@ class SQLMessageStore(MessageStore):
         items = [ConversationInfo.model_validate(row._asdict()) for row in rows[:limit]]
         next_cursor = _encode_cursor(items[-1].updated_ts, items[-1].conversation_id) if len(rows) > limit else None
         return Page(items, next_cursor)
+
+
+def _checked_scope(scope: str) -> str:
+    if not isinstance(scope, str) or len(scope) > SCOPE_CHARS:
+        raise ValueError(f"memory store scope {scope!r:.60}: give a name of at most {SCOPE_CHARS} characters")
+    return scope
 
 
 def _page_limit(limit: int) -> int:

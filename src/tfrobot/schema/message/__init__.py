@@ -2,6 +2,7 @@
 
 from tfrobot.schema.message.base import BaseMessage, Role, content_text, new_msg_id, now_ms
 from tfrobot.schema.message.console import ConsoleResult
+from tfrobot.schema.message.conversation.failure import TurnFailure
 from tfrobot.schema.message.conversation.message_dto import (
     AssistantMessage,
     AssistantTextMessage,
@@ -88,6 +89,7 @@ __all__ = [
     "TextUserMsgPart",
     "ToolCall",
     "ToolReturn",
+    "TurnFailure",
     "UrlMessage",
     "Usage",
     "UserAndAssMsg",

@@ -14,15 +14,18 @@ calls `ConfigurableMixin._change_config`, which
 
 Either the change is saved, recorded and applied, or none of it. What a config action returns and
 what the change log lists is redacted (`tfrobotserver.redaction`): a configuration may hold credentials.
+A saved configuration overrides the robot file at every start; `aget_config_provenance` says so per
+field and `arevert_config` goes back to the file (`config_provenance.py`).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any, ClassVar
 
-from pydantic import Field, ValidationError
-from sqlalchemy import JSON, BigInteger, Column, Integer, String, Table, Text, event, func, insert, select
+from pydantic import Field, PrivateAttr, ValidationError
+from sqlalchemy import JSON, BigInteger, Column, Integer, String, Table, Text, delete, event, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobot.schema.saver_loader import SaverLoader
@@ -34,7 +37,10 @@ from tfrobotserver.actions.injected import Principal
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.dtos.pageable import PageableList, PageNumber, PageSize
 from tfrobotserver.redaction import redact
+from tfrobotserver.robot.factory.config_provenance import ConfigProvenance, provenance
 from tfrobotserver.storage import metadata
+
+logger = logging.getLogger("tfrobotserver")
 
 CONFIG_KIND = "component-config"
 
@@ -107,6 +113,8 @@ class ConfigurableMixin(TFSComponent):
 
     __tfs_secret_fields__: ClassVar[frozenset[str]] = frozenset()
     """Fields whose values are never written to the change log (only that they changed)."""
+    _file_config: dict[str, Any] | None = PrivateAttr(default=None)
+    """The configuration the robot file (or the code) gave, kept when a saved one replaces it at start-up."""
 
     def _saver(self) -> SaverLoader[Any]:
         return SaverLoader(type(self), kind=CONFIG_KIND)
@@ -115,18 +123,38 @@ class ConfigurableMixin(TFSComponent):
         """Hook: drop whatever was built from the old configuration (a cached client, say)."""
 
     async def load_saved_config(self, session: AsyncSession) -> bool:
-        """Apply the configuration saved by an earlier config action, if any (called at start-up)."""
+        """Apply the configuration saved by an earlier config action, if any (called at start-up), and say so."""
+        if self._file_config is None:  # a restarted runtime runs this again: the file's is the first one seen
+            self._file_config = self.model_dump(mode="json")
         try:
             saved = await self._saver().aload(SessionDocumentStore(session), self.tfs_path)
         except KeyError:  # nothing saved yet
             return False
         self._apply(self._restored(saved))
+        found = await self._config_provenance(session)
+        logger.warning("%s: the configuration %s (overrides the robot file)", self.tfs_path, found.summary)
         return True
 
     def _restored(self, saved: TFSComponent) -> TFSComponent:
         """Hook: the configuration to run from a saved one, `self` being the one the robot file gave; e.g. with
         the settings only the robot file may decide (deployment settings) put back from `self`."""
         return saved
+
+    async def _config_provenance(self, session: AsyncSession) -> ConfigProvenance:
+        table, changes = component_configs, config_changes
+        where = (table.c.kind == CONFIG_KIND) & (table.c.key == self.tfs_path)
+        saved_ts = (await session.execute(select(table.c.updated_ts).where(where))).scalar_one_or_none()
+        last = select(changes.c.changed_by).where(changes.c.component_path == self.tfs_path)
+        saved_by = (await session.execute(last.order_by(changes.c.id.desc()).limit(1))).scalar_one_or_none()
+        live = self.model_dump(mode="json")
+        return provenance(
+            self.tfs_path,
+            redact(self._file_config if self._file_config is not None else live),
+            redact(live),
+            saved_ts=saved_ts,
+            saved_by=saved_by if saved_ts is not None else None,
+            secret=type(self).__tfs_secret_fields__,
+        )
 
     def _apply(self, new: TFSComponent) -> None:
         for name in type(self).model_fields:
@@ -178,6 +206,29 @@ class ConfigurableMixin(TFSComponent):
     def _validate_config(self, new: Any) -> None:
         """Hook: checks beyond the field types (raise `ActionInputError`); e.g. that an LLM can be built.
         Runs on every instance (`model_post_init`), so a config action's new configuration too."""
+
+    @tfs_action(
+        alias=ActionAlias(resource="config_provenance", resource_op_type="get"),
+        description="Where the configuration in effect comes from: the robot file, or one saved through the "
+        "console (when, by whom), with the file's and the saved value of every field.",
+    )
+    async def aget_config_provenance(self, async_session: AsyncSession) -> ConfigProvenance:
+        return await self._config_provenance(async_session)
+
+    @tfs_action(
+        alias=ActionAlias(resource="config_provenance", resource_op_type="config"),
+        description="Go back to the robot file's configuration: drop the saved one (each field that changes is "
+        "recorded in the change log).",
+    )
+    async def arevert_config(self, async_session: AsyncSession, principal: Principal) -> ConfigUpdate:
+        live = self.model_dump(mode="json")
+        file_config = self._file_config if self._file_config is not None else live
+        changes = {name: value for name, value in file_config.items() if value != live.get(name)}
+        update = await self._change_config(async_session, principal, changes) if changes else None
+        table = component_configs
+        where = (table.c.kind == CONFIG_KIND) & (table.c.key == self.tfs_path)
+        await async_session.execute(delete(table).where(where))  # the file rules again, at every start too
+        return update or ConfigUpdate(changed=[], config=self.model_dump(mode="json"))
 
     @tfs_action(
         alias=ActionAlias(category="pageable", resource="config_change", resource_op_type="get_list"),

@@ -175,6 +175,8 @@ def test_public_surface_is_pinned() -> None:
         *("AuthenticationError", "ContextTooLongError", "InvalidConversationError", "InvalidRequestError"),
         *("LLMError", "ModalityDegradedWarning", "ProviderError", "ProviderNotInstalledError"),
         *("ProviderUnavailableError", "RateLimitError", "UnsupportedContentError"),
+        *("MissingAPIKeyError", "ModelNotFoundError", "ProviderConnectionError", "ProviderResponseError"),
+        *("ProviderTimeoutError", "describe"),
         *("FinishDelta", "MessageAssembler", "ReasoningBlockDelta", "ReasoningDelta", "StreamDelta"),
         *("TFLScriptDelta", "TextDelta", "ToolCallDelta"),
         *("Capabilities", "SchemaCleaner", "ScriptRule", "ScriptedCall", "ToolDefinition"),

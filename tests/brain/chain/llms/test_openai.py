@@ -276,7 +276,7 @@ def test_errors_while_streaming_become_our_types() -> None:
 
 
 def test_connection_failures_become_provider_unavailable() -> None:
-    from tfrobot.brain.chain.llms import ProviderUnavailableError
+    from tfrobot.brain.chain.llms import ProviderConnectionError, ProviderUnavailableError
 
     def refuse(request: Any) -> Any:
         raise httpx2.ConnectError("connection refused", request=request)
@@ -284,6 +284,8 @@ def test_connection_failures_become_provider_unavailable() -> None:
     chat = OpenAIChat(
         api_key="sk-test", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(refuse))
     )
-    with pytest.raises(ProviderUnavailableError, match="openai: APIConnectionError") as caught:
+    with pytest.raises(
+        ProviderUnavailableError, match=r"openai: cannot reach openai's API \(APIConnectionError"
+    ) as caught:
         chat.generate(TextMessage(content="hi"))
-    assert type(caught.value) is ProviderUnavailableError
+    assert type(caught.value) is ProviderConnectionError

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from pydantic import SecretStr, ValidationError
 
 from tfrobotserver.actions.injected import Principal
@@ -77,3 +78,49 @@ def test_a_configuration_is_checked_however_it_arrives() -> None:
         MemoryComponent(file_types={"docx": "Word"})
     with pytest.raises(ValidationError, match="keys are not configuration"):
         LLMComponent(params={"api_key": "sk-x"})
+
+
+async def test_a_saved_configuration_says_it_overrides_the_file_and_can_be_reverted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Regression: a configuration saved through the console overrode the robot file at every start, silently."""
+
+    def start() -> tuple[FastAPI, httpx.AsyncClient]:
+        app = create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()])
+        return app, httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
+
+    base = "/api/robots/demo/components/prompt/actions"
+    app, client = start()
+    async with client:
+        fresh = (await client.post(f"{base}/aget_config_provenance", json={})).json()
+        assert (fresh["saved"], fresh["differs"], fresh["savedTs"]) == (False, False, None)
+        assert fresh["summary"].startswith("the robot file's configuration is in effect")
+        await client.post(f"{base}/aset_template", json={"template": "Be brief."})
+    await app.state.runtime.aclose()
+
+    app, client = start()
+    async with client:
+        found = (await client.post(f"{base}/aget_config_provenance", json={})).json()
+        assert any("demo/prompt: the configuration saved on" in r.message for r in caplog.records)
+        assert (found["saved"], found["differs"], found["savedBy"]) == (True, True, "local")
+        assert found["summary"].endswith("by local, differs from the file in template")
+        template = next(f for f in found["fields"] if f["field"] == "template")
+        assert template == {
+            "field": "template",
+            "fileValue": "You are {{ robot }}. Answer {{ user }} in {{ language }}.",
+            "savedValue": "Be brief.",
+            "differs": True,
+        }
+        reverted = (await client.post(f"{base}/arevert_config", json={})).json()
+        assert reverted["changed"] == ["template"]
+        log = (await client.post(f"{base}/aget_config_changes", json={})).json()["items"]
+        assert (log[0]["oldValue"], log[0]["newValue"]) == ("Be brief.", template["fileValue"])
+        after = (await client.post(f"{base}/aget_config_provenance", json={})).json()
+        assert (after["saved"], after["differs"]) == (False, False)
+    await app.state.runtime.aclose()
+
+    app, client = start()
+    async with client:
+        text = (await client.post(f"{base}/arender", json={})).json()["text"]
+        assert text == "You are TFRobot demo. Answer the user in English."  # the file rules after a restart
+    await app.state.runtime.aclose()

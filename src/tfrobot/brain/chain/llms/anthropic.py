@@ -80,6 +80,7 @@ class AnthropicChat(ChatLLM):
     sdk_module: ClassVar[str] = "anthropic"
     sdk_extra: ClassVar[str] = "anthropic"
     sdk_clients: ClassVar[tuple[str, str]] = ("Anthropic", "AsyncAnthropic")
+    api_key_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     capabilities: ClassVar[Capabilities] = Capabilities(
         user=frozenset({"image", "file"}),
         tool_result=frozenset({"image", "file"}),
@@ -238,13 +239,17 @@ class AnthropicChat(ChatLLM):
 
     def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
         state = _StreamState()
-        for event in self.client().messages.create(**params, stream=True):
+        stream = self.client().messages.create(**params, stream=True)
+        self._expect_event_stream(stream)
+        for event in stream:
             yield from self._event_deltas(as_dict(event), state)
         yield self._finish(state)
 
     async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
         state = _StreamState()
-        async for event in await self.client(is_async=True).messages.create(**params, stream=True):
+        stream = await self.client(is_async=True).messages.create(**params, stream=True)
+        self._expect_event_stream(stream)
+        async for event in stream:
             for delta in self._event_deltas(as_dict(event), state):
                 yield delta
         yield self._finish(state)

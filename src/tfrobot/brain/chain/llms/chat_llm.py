@@ -13,11 +13,17 @@ official SDK `create` call takes, in the seed's phases ("七段式请求组装")
 
 A provider is one module with one subclass that sets `provider` and implements the hooks and the
 response mapping; it registers itself by being defined, so adding one changes nothing else.
+
+Failures are typed where they happen (`errors.py`): a missing key when the SDK client is built
+(`client`, also checked at start-up by `readiness`), SDK errors around every call, and an answer that
+is not the provider's API (a web page at `base_url`) when it is parsed.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
+import os
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,7 +37,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, Secre
 from tfrobot.brain.chain.llms.errors import (
     InvalidConversationError,
     LLMError,
+    MissingAPIKeyError,
     ProviderNotInstalledError,
+    ProviderResponseError,
     ProviderUnavailableError,
     translate_sdk_error,
 )
@@ -175,6 +183,10 @@ class ChatLLM(BaseModel):
     """The pip extra that installs that SDK (named in the error when it is missing)."""
     sdk_clients: ClassVar[tuple[str, str]] = ("", "")
     """The SDK's sync and async client classes, built by `_make_client`."""
+    api_key_env: ClassVar[tuple[str, ...]] = ()
+    """The environment variables the SDK reads its key from (named in the fix of a missing key)."""
+    async_client: ClassVar[bool] = True
+    """Whether the SDK has an async client (turns of a provider without one run its sync client in a thread)."""
 
     model: str = Field(description="The provider's model name, e.g. 'gpt-4o' or 'claude-sonnet-4-5'.")
     api_key: SecretStr | None = Field(default=None, description="API key; the SDK's environment variable if unset.")
@@ -334,7 +346,7 @@ class ChatLLM(BaseModel):
         params = self.construct_request_params(current_input, conversation, tools, **options)
         with self._sdk_errors():
             raw = self._send(params)
-        return self.parse_response(raw)
+        return self._parsed(raw)
 
     async def agenerate(
         self,
@@ -347,7 +359,7 @@ class ChatLLM(BaseModel):
         params = self.construct_request_params(current_input, conversation, tools, **options)
         with self._sdk_errors():
             raw = await self._asend(params)
-        return self.parse_response(raw)
+        return self._parsed(raw)
 
     def stream(
         self,
@@ -388,14 +400,86 @@ class ChatLLM(BaseModel):
         return assembler.message()
 
     def client(self, *, is_async: bool = False) -> Any:
-        """The (cached) SDK client."""
-        if is_async:
-            if self._aclient is None:
-                self._aclient = self._make_client(import_sdk(self.sdk_module, self.provider, self.sdk_extra), True)
-            return self._aclient
-        if self._client is None:
-            self._client = self._make_client(import_sdk(self.sdk_module, self.provider, self.sdk_extra), False)
-        return self._client
+        """The (cached) SDK client. Building it finds a missing key (`MissingAPIKeyError`) before any call."""
+        cached = self._aclient if is_async else self._client
+        if cached is None:
+            sdk = import_sdk(self.sdk_module, self.provider, self.sdk_extra)
+            try:
+                cached = self._make_client(sdk, is_async)
+            except NotImplementedError:
+                raise
+            except Exception as exc:
+                raise self._client_error(exc) from exc
+            if is_async:
+                self._aclient = cached
+            else:
+                self._client = cached
+        return cached
+
+    async def aclose(self) -> None:
+        """Close the SDK clients built so far (their connection pools); the next call builds new ones."""
+        built, self._client, self._aclient = [c for c in (self._client, self._aclient) if c is not None], None, None
+        for client in built:
+            await self._close_client(client)
+
+    async def _close_client(self, client: Any) -> None:
+        """Provider hook: close one SDK client (`close()`, awaited when the SDK's is a coroutine)."""
+        closing = client.close()
+        if inspect.isawaitable(closing):
+            await closing
+
+    def _no_key(self) -> bool:
+        """Neither the settings nor any of the provider's key variables hold a key."""
+        return self.api_key is None and not any(os.environ.get(name) for name in self.api_key_env)
+
+    def _client_error(self, exc: Exception) -> Exception:
+        """`exc` of the SDK, translated; one that is not a provider answer while there is no key anywhere is
+        the missing key (each SDK says it in its own words, some when the client is built, some on the call)."""
+        translated = self._translate_error(exc)
+        if not isinstance(translated, LLMError) and self._no_key():
+            return MissingAPIKeyError(self.provider, self.api_key_env, (str(exc).strip().splitlines() or [""])[0])
+        return translated
+
+    def readiness(self) -> LLMError | None:
+        """The error every turn would fail with before reaching the provider (a missing key or SDK), else None.
+
+        Builds the SDK client a turn uses and looks for the key, without any network: what a server checks at
+        start-up (an SDK that builds its client without a key fails only on the call)."""
+        if not self.sdk_module:
+            return None
+        try:
+            self.client(is_async=self.async_client)
+        except LLMError as exc:
+            return exc
+        if self.api_key_env and self._no_key():
+            return MissingAPIKeyError(self.provider, self.api_key_env)
+        return None
+
+    def _parsed(self, raw: Any) -> AssistantTextMessage:
+        """`parse_response(raw)`; an answer it cannot read is the provider's fault, said with what came back."""
+        try:
+            return self.parse_response(raw)
+        except LLMError:
+            raise
+        except Exception as exc:
+            shown = raw if isinstance(raw, str) else type(raw).__name__
+            raise ProviderResponseError(
+                self.provider, f"the answer of {self._endpoint()} is not {self.provider}'s API: {str(shown)[:300]!r}"
+            ) from exc
+
+    def _endpoint(self) -> str:
+        return self.base_url or f"{self.provider}'s API"
+
+    def _expect_event_stream(self, stream: Any) -> None:
+        """Refuse a streamed answer that is not server-sent events (a web page at `base_url`): read as events
+        it would look like a stream cut short, and send the user after the wrong cause."""
+        response = getattr(stream, "response", None)
+        content_type = str(getattr(response, "headers", {}).get("content-type", ""))
+        if content_type and "event-stream" not in content_type:
+            raise ProviderResponseError(
+                self.provider,
+                f"the answer of {self._endpoint()} is {content_type.split(';')[0]}, not a stream of events",
+            )
 
     def _make_client(self, sdk: Any, is_async: bool) -> Any:
         """One of `sdk_clients` with the settings; override for an SDK whose client takes others."""
@@ -418,13 +502,13 @@ class ChatLLM(BaseModel):
 
     @contextmanager
     def _sdk_errors(self) -> Iterator[None]:
-        """Around an SDK call: our own errors pass, any other becomes an `errors.py` type (`_translate_error`)."""
+        """Around an SDK call: our own errors pass, any other becomes an `errors.py` type (`_client_error`)."""
         try:
             yield
         except LLMError:
             raise
         except Exception as exc:
-            raise self._translate_error(exc) from exc
+            raise self._client_error(exc) from exc
 
     # ----------------------------------------------------------------------------------- provider hooks
     def _send(self, params: dict[str, Any]) -> Any:
@@ -446,7 +530,9 @@ class ChatLLM(BaseModel):
     def _translate_error(self, exc: Exception) -> Exception:
         """Provider hook: an SDK exception -> an `errors.py` exception (unknown ones pass through); by
         default judged by HTTP status and message, which every SDK here exposes the same way."""
-        return translate_sdk_error(self.provider, exc)
+        return translate_sdk_error(
+            self.provider, exc, key_env=self.api_key_env, model=self.model, endpoint=self.base_url
+        )
 
     def _media(self, part: MediaPart, position: Position, where: str) -> ResolvedMedia | str:
         """`part` resolved for sending when the capability table says native and the provider takes this

@@ -27,6 +27,7 @@ class DoubaoChat(OpenAIChat):
     sdk_module: ClassVar[str] = "volcenginesdkarkruntime"
     sdk_extra: ClassVar[str] = "doubao"
     sdk_clients: ClassVar[tuple[str, str]] = ("Ark", "AsyncArk")
+    api_key_env: ClassVar[tuple[str, ...]] = ("ARK_API_KEY",)
     user_names: ClassVar[bool] = False
 
     model: str = "doubao-seed-1-6"

@@ -62,6 +62,7 @@ class GeminiChat(ChatLLM):
     provider: ClassVar[str] = "gemini"
     sdk_module: ClassVar[str] = "google.genai"
     sdk_extra: ClassVar[str] = "gemini"
+    api_key_env: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     max_tokens_key: ClassVar[str] = "max_output_tokens"
     capabilities: ClassVar[Capabilities] = Capabilities(
         user=frozenset({"image", "audio", "video", "file"}),
@@ -170,7 +171,9 @@ class GeminiChat(ChatLLM):
     # ----------------------------------------------------------------------------------- calls
     def _make_client(self, sdk: Any, is_async: bool) -> Any:
         """A `genai.Client`: one client for both sides (its `.aio` is the async one)."""
-        options: dict[str, Any] = {}
+        # `max_retries` as the SDK's own retry options: without them its aiohttp transport retries a refused
+        # connection by itself after sleeping 1-10 s, so a turn against an endpoint that is down hung for seconds
+        options: dict[str, Any] = {"retry_options": sdk.types.HttpRetryOptions(attempts=self.max_retries + 1)}
         if self.base_url is not None:
             options["base_url"] = self.base_url
         if self.timeout is not None:
@@ -183,6 +186,11 @@ class GeminiChat(ChatLLM):
         if self.api_key is not None:
             kwargs["api_key"] = self.api_key.get_secret_value()
         return sdk.Client(**kwargs)
+
+    async def _close_client(self, client: Any) -> None:
+        """A `genai.Client` holds a sync and an async HTTP client: close both."""
+        client.close()
+        await client.aio.aclose()
 
     def _send(self, params: dict[str, Any]) -> Any:
         return self.client().models.generate_content(**params)

@@ -69,6 +69,7 @@ class OpenAIChat(ChatLLM):
     sdk_module: ClassVar[str] = "openai"
     sdk_extra: ClassVar[str] = "openai"
     sdk_clients: ClassVar[tuple[str, str]] = ("OpenAI", "AsyncOpenAI")
+    api_key_env: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
     stream_usage_option: ClassVar[bool] = True
     """Whether the endpoint takes `stream_options={"include_usage": True}`."""
     user_names: ClassVar[bool] = True
@@ -219,13 +220,17 @@ class OpenAIChat(ChatLLM):
 
     def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
         state = _StreamState()
-        for chunk in self.client().chat.completions.create(**self._stream_params(params)):
+        stream = self.client().chat.completions.create(**self._stream_params(params))
+        self._expect_event_stream(stream)
+        for chunk in stream:
             yield from self._chunk_deltas(as_dict(chunk), state)
         yield self._finish(state)
 
     async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
         state = _StreamState()
-        async for chunk in await self.client(is_async=True).chat.completions.create(**self._stream_params(params)):
+        stream = await self.client(is_async=True).chat.completions.create(**self._stream_params(params))
+        self._expect_event_stream(stream)
+        async for chunk in stream:
             for delta in self._chunk_deltas(as_dict(chunk), state):
                 yield delta
         yield self._finish(state)

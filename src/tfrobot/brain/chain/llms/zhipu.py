@@ -9,6 +9,7 @@ reasoning models return `reasoning_content`; it is sent back during the running 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -39,6 +40,8 @@ class ZhipuChat(OpenAIChat):
     )
     sdk_module: ClassVar[str] = "zai"
     sdk_extra: ClassVar[str] = "zhipu"
+    api_key_env: ClassVar[tuple[str, ...]] = ("ZHIPUAI_API_KEY",)
+    async_client: ClassVar[bool] = False
     stream_usage_option: ClassVar[bool] = False
     user_names: ClassVar[bool] = False
 
@@ -56,3 +59,7 @@ class ZhipuChat(OpenAIChat):
         if is_async:
             raise NotImplementedError("the zai SDK has no async client; use generate() or stream()")
         return sdk.ZhipuAiClient(**self._client_kwargs(self.http_client))
+
+    async def _asend(self, params: dict[str, Any]) -> Any:
+        """The sync client in a worker thread: a chain's turn (async) would otherwise fail before any call."""
+        return await asyncio.to_thread(self._send, params)

@@ -4,7 +4,7 @@ Records are copies of the chain's intermediate messages (assistant thinking, too
 output), each marked with `additional_kwargs["__trace_meta"]` by `append`. They are expanded back into
 the conversation around their user message on the next turn (`split`), ordered by `create_ts` and, when
 two records share a millisecond, by the sequence number in their mark, so the order never depends on
-how a database returns them.
+how a database returns them. A turn that ended without an answer says why in `failure`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field
 
 from tfrobot.schema.message.base import BaseMessage
+from tfrobot.schema.message.conversation.failure import TurnFailure
 
 TRACE_META_KEY: Final = "__trace_meta"
 """Key in `additional_kwargs` holding a record's trace mark: `seq`, and `source`/`step` when given."""
@@ -31,6 +32,11 @@ class IntermediateTrace(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
     records: list[BaseMessage] = Field(default_factory=list, description="Marked copies of the turn's messages.")
+    failure: TurnFailure | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,  # a turn that did not fail is stored exactly as before
+        description="Why the turn ended without an answer (None: it did not fail, or is running).",
+    )
 
     def append(self, msg: BaseMessage, *, source: str | None = None, step: int | None = None) -> BaseMessage:
         """Store a marked deep copy of `msg` (the chain keeps its own object) and return the copy."""

@@ -38,3 +38,8 @@ class ChatMessageItem(HttpModel):
         default_factory=list,
         description="The turn's thinking, tool calls, tool results and console results, in order (user messages).",
     )
+    failed: str | None = Field(
+        default=None,
+        description="Why the turn ended without an answer, and the fix (the user message of a failed turn); the "
+        "typed failure is `message.intermediate_trace.failure`.",
+    )

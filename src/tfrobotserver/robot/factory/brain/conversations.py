@@ -1,27 +1,53 @@
 """The conversations component: what a robot said, with every turn's trace, over its `SQLMessageStore`.
 
 The store is the robot's memory (the agent loop writes there); its URL is configuration, and by
-default it is the server's own database. Migrations run once at start-up.
+default it is the server's own database. The server opens it at start-up (`aopen_store`), in the
+robot's own scope: the actions list, read and delete this robot's conversations only, and another
+robot's conversation id is a 404 like an unknown one, whatever database the robots share.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
-from pydantic import Field, PrivateAttr
-from sqlalchemy.ext.asyncio import AsyncSession
+from pydantic import AfterValidator, Field, PrivateAttr
 
-from tfrobot.brain.memory import SQLMessageStore
-from tfrobot.schema.message import UserMessage
+from tfrobot.brain.memory import ConversationNotFound, SQLMessageStore
+from tfrobot.brain.memory.tables import ID_CHARS
+from tfrobot.schema.message import BaseMessage, UserMessage
 from tfrobot.schema.message.base import content_text
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
-from tfrobotserver.actions.errors import ActionInputError
+from tfrobotserver.actions.errors import ActionInputError, ActionNotFoundError
 from tfrobotserver.dtos.factory.brain.conversation import ChatMessageItem, ConversationItem
 from tfrobotserver.dtos.pageable import CursorPageableList, PageSize
 
-ConversationId = Annotated[str, Field(min_length=1, json_schema_extra={"x-ref": "conversationId"})]
+
+def no_nul(value: str) -> str:
+    """Refuse text with a NUL character: PostgreSQL keeps none in text or JSONB (a 422, not a 500 later)."""
+    if "\x00" in value:
+        raise ValueError("contains a NUL character (\\u0000), which the conversation store cannot keep; remove it")
+    return value
+
+
+ConversationId = Annotated[
+    str,
+    Field(min_length=1, max_length=ID_CHARS, json_schema_extra={"x-ref": "conversationId"}),
+    AfterValidator(no_nul),
+]
+"""A conversation id as the store keeps it: 1 to 255 characters, no NUL."""
+StoreOpener = Callable[[str, str], Awaitable[SQLMessageStore]]
+"""`(url, scope) -> store`: how the server hands a component its store (one per database, shared)."""
+
+
+def _failed(msg: BaseMessage) -> str | None:
+    """The one line a table shows for a failed turn: its kind, what failed, the fix."""
+    failure = msg.intermediate_trace.failure if isinstance(msg, UserMessage) else None
+    if failure is None:
+        return None
+    return f"{failure.kind}: {failure.message}" + (f" Fix: {failure.fix}" if failure.fix else "")
 
 
 class ConversationsComponent(TFSComponent):
@@ -30,14 +56,9 @@ class ConversationsComponent(TFSComponent):
     memory_url: str | None = None
     _store: SQLMessageStore | None = PrivateAttr(default=None)
 
-    async def aon_startup(self, session: AsyncSession) -> None:
-        url = self.memory_url
-        if url is None:
-            bind = session.bind
-            url = bind.url.render_as_string(hide_password=False)  # type: ignore[union-attr]
-        store = SQLMessageStore(url)
-        await store.migrate()
-        self._store = store
+    async def aopen_store(self, open_store: StoreOpener, server_url: str) -> None:
+        """Called by the server at start-up: open `memory_url` (default `server_url`) in this robot's scope."""
+        self._store = await open_store(self.memory_url or server_url, self._tfs_robot)
 
     @property
     def store(self) -> SQLMessageStore:
@@ -47,10 +68,17 @@ class ConversationsComponent(TFSComponent):
         return self._store
 
     async def aclose(self) -> None:
-        """Release the store's connections."""
+        """Let go of the store (the server closes the shared stores themselves)."""
         if self._store is not None:
             await self._store.aclose()
             self._store = None
+
+    def _not_found(self, exc: ConversationNotFound) -> ActionNotFoundError:
+        return ActionNotFoundError(
+            "conversation_id",
+            f"robot {self._tfs_robot!r} has no conversation {exc.conversation_id!r}",
+            exc.conversation_id,
+        )
 
     @tfs_action(
         alias=ActionAlias(category="pageable", resource="conversation", resource_op_type="get_list"),
@@ -77,6 +105,8 @@ class ConversationsComponent(TFSComponent):
     ) -> CursorPageableList[ChatMessageItem]:
         try:
             page = await self.store.get_messages(conversation_id, cursor, limit=page_size)
+        except ConversationNotFound as exc:
+            raise self._not_found(exc) from None
         except ValueError as exc:
             raise ActionInputError("cursor", str(exc), cursor) from None
         items = [
@@ -90,6 +120,7 @@ class ConversationsComponent(TFSComponent):
                 trace=[r.model_dump(mode="json") for r in msg.intermediate_trace.ordered()]
                 if isinstance(msg, UserMessage)
                 else [],
+                failed=_failed(msg),
             )
             for msg in page.items
         ]
@@ -102,5 +133,5 @@ class ConversationsComponent(TFSComponent):
         """Delete a conversation and its messages; returns how many messages were deleted."""
         deleted = await self.store.delete_conversation(conversation_id)
         if deleted == 0:
-            raise ActionInputError("conversation_id", "no such conversation", conversation_id)
+            raise self._not_found(ConversationNotFound(conversation_id, self.store.scope, "deleted nothing"))
         return deleted

@@ -139,6 +139,11 @@ class LLMComponent(ConfigurableMixin):
     def _config_applied(self) -> None:
         self._llm = None
 
+    async def aclose(self) -> None:
+        """Close the LLM's SDK clients (the server stops)."""
+        if self._llm is not None:
+            await self._llm.aclose()
+
     def llm(self) -> ChatLLM:
         """The configured `ChatLLM` (built once per configuration)."""
         if self._llm is None:

@@ -41,9 +41,14 @@ async def test_list_page_messages_with_traces_and_delete(api: httpx.AsyncClient)
     assert ([m["text"] for m in last["items"]], last["nextCursor"]) == (["Tomorrow looks the same."], None)
 
     assert await act(api, "conversations", "adelete_conversation", {"conversation_id": first}) == 4
-    assert (await refused(api, "conversations", "adelete_conversation", {"conversation_id": first}))["errors"][0][
-        "path"
-    ] == "conversation_id"
+    gone = await api.post(
+        "/api/robots/demo/components/conversations/actions/adelete_conversation", json={"conversation_id": first}
+    )
+    assert (gone.status_code, gone.json()["error"], gone.json()["errors"][0]["path"]) == (
+        404,
+        "not_found",
+        "conversation_id",
+    )
     assert [c["conversationId"] for c in (await act(api, "conversations", "aget_conversations"))["items"]] == [second]
     bad = await refused(api, "conversations", "aget_conversations", {"cursor": "nonsense"})
     assert bad["errors"][0]["path"] == "cursor"

@@ -1,0 +1,100 @@
+"""A real `tfrobot serve` of robot files, on a free loopback port, for the tests that need the whole process:
+clients that hang up mid-stream, the console in Chromium, `tfrobot chat` sharing the server's store."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TFROBOT = Path(sys.executable).with_name("tfrobot")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def post(url: str, payload: Any, headers: Mapping[str, str] | None = None) -> tuple[int, Any]:
+    """A JSON POST; the status and the decoded JSON body (errors included)."""
+    request = urllib.request.Request(
+        url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json", **(headers or {})}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def action(url: str, robot: str, component: str, name: str, params: Any = None) -> Any:
+    """An action's result (a non-200 fails with the body)."""
+    status, body = post(f"{url}/api/robots/{robot}/components/{component}/actions/{name}", params or {})
+    assert status == 200, body
+    return body
+
+
+@contextmanager
+def serve_robots(config: Path, robots: Mapping[str, str], env: Mapping[str, str | None]) -> Iterator[str]:
+    """`tfrobot serve --config config` serving `robots` (file name → YAML) with its data in `config/data`,
+    the environment `env` on top of this one (None: the variable removed); yields the base URL, stops the
+    server afterwards."""
+    for name, text in robots.items():
+        (config / name).write_text(text, encoding="utf-8")
+    (config / "server.toml").write_text(f"data_dir = {json.dumps(str(config / 'data'))}\n")
+    port = free_port()
+    log = config / "serve.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [str(TFROBOT), "serve", "--port", str(port), "--config", str(config)],
+            cwd=ROOT,
+            env=_environment(env),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(url, proc, log)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _environment(changes: Mapping[str, str | None]) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    for name, value in changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"tfrobot serve exited with {proc.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{url}/api/robots", timeout=1) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"tfrobot serve did not answer at {url} in 30 s:\n{log.read_text()}")
