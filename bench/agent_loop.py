@@ -26,7 +26,7 @@ import sys
 from collections.abc import Sequence
 
 from harness.machine import header, load_average
-from harness.timing import clock
+from harness.timing import clock, interleaved, median
 from harness.workload import TOOL, Turn, message_count, tfrobot_conversation, tfrobot_question, tfrobot_step
 from tfrobot.brain.chain.llms import AnthropicChat, ChatLLM, OpenAIChat
 from tfrobot.schema.message import BaseMessage
@@ -84,12 +84,10 @@ def check_lengths(llm: ChatLLM, turns: int, question: BaseMessage, steps: list[l
 
 def floor_cost(llm: ChatLLM, question: BaseMessage, new: list[BaseMessage], rounds: int) -> float:
     """Median seconds of a request holding only one step's new messages after the question."""
-    times = []
-    for _ in range(rounds):
-        start = clock()
-        llm.construct_request_params(question, [], [FORECAST], intermediate_msgs=new)
-        times.append(clock() - start)
-    return statistics.median(times)
+    times = interleaved(
+        {"floor": lambda: llm.construct_request_params(question, [], [FORECAST], intermediate_msgs=new)}, rounds
+    )
+    return median(times["floor"])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

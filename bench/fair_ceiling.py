@@ -81,7 +81,6 @@ class Contenders:
     """TFRobot and the ceiling over one conversation of `n` turns, checked before anything is timed."""
 
     def __init__(self, n: int) -> None:
-        self.n = n
         self.history, self.question = tfrobot_conversation(n), tfrobot_question(n)
         self.ceiling_history, self.ceiling_question = ceiling_conversation(n), ceiling_question(n)
         self.openai, self.anthropic = OpenAIChat(), AnthropicChat()
