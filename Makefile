@@ -67,10 +67,14 @@ soak: $(STAMP) $(CONSOLE) $(CHROMIUM) ## Long reliability and attacker runs (loo
 	RELIABILITY_SOAK=1 $(BIN)/pytest -q -s tests/reliability tests/security
 	$(BIN)/python -m tests.reliability.load --clients 200 --seconds 60 --runs 3 --procs 2
 
-bench: $(STAMP) ## Benchmarks against peers (prints ratios): every bench/*.py that exists
-	@for script in bench/*.py; do \
-		test -e "$$script" || continue; \
-		echo "== $$script"; $(BIN)/python "$$script" || exit 1; \
+# The headline (fair ceiling, agent loop) first, then every other bench/*.py; `tests/bench` runs each in smoke mode.
+BENCH_FIRST := bench/fair_ceiling.py bench/agent_loop.py
+BENCH_ALL   := $(BENCH_FIRST) $(filter-out $(BENCH_FIRST),$(sort $(wildcard bench/*.py)))
+
+bench: $(STAMP) ## Benchmarks against the fair ceiling and the peers (prints ratios, machine, load): every bench/*.py
+	@for script in $(BENCH_ALL); do \
+		echo "== $$script (load average $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null))"; \
+		$(BIN)/python "$$script" || exit 1; \
 	done
 
 clean: ## Remove the venv and caches

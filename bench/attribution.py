@@ -12,14 +12,15 @@ the very same JSON (a TFRobot dump of the conversation in `messages.py`):
 * ``JsonValue`` vs ``Any`` for `additional_kwargs` - JsonValue is itself a callable-discriminated union.
 * ``extra="ignore"`` vs ``extra="allow"`` - TFRobot keeps unknown fields.
 
-Run ``.venv/bin/python bench/attribution.py [N]``. Times are process CPU time (robust to other load),
-best of several repeats, in ms for N turns (5 messages each), dump and load separately.
+Run ``.venv/bin/python bench/attribution.py [N]`` (``--smoke``: 4 turns, one round). Times are process CPU
+time (robust to other load), best of several repeats, in ms for N turns (5 messages each), dump and load
+separately.
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -179,16 +180,20 @@ def best_cpu_ms(run: Callable[[], object], repeats: int) -> float:
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("n", type=int, nargs="?", default=200, help="turns of the conversation (5 messages each)")
+    parser.add_argument("--smoke", action="store_true", help="4 turns, one round: the harness only")
+    args = parser.parse_args()
+    n, rounds, repeats = (4, 1, 1) if args.smoke else (args.n, 5, 3)
     blob = TFROBOT_ADAPTER.dump_json(build_tfrobot(n))
     adapters: dict[str, TypeAdapter[Any]] = {name: family(*variant) for name, variant in VARIANTS.items()}
     adapters["tfrobot (this checkout)"] = TFROBOT_ADAPTER
     rows: dict[str, list[tuple[float, float]]] = {name: [] for name in adapters}
-    for _ in range(5):  # rounds, interleaved across variants
+    for _ in range(rounds):  # interleaved across variants
         for name, adapter in adapters.items():
             objects = adapter.validate_json(blob)
-            dump = best_cpu_ms(lambda a=adapter, o=objects: a.dump_json(o), 3)  # type: ignore[misc]
-            load = best_cpu_ms(lambda a=adapter: a.validate_json(blob), 3)  # type: ignore[misc]
+            dump = best_cpu_ms(lambda a=adapter, o=objects: a.dump_json(o), repeats)  # type: ignore[misc]
+            load = best_cpu_ms(lambda a=adapter: a.validate_json(blob), repeats)  # type: ignore[misc]
             rows[name].append((dump, load))
     print(f"N={n} turns ({MESSAGES_PER_TURN * n} messages), same JSON for all; best CPU ms")
     print(f"{'variant':<44} {'dump':>8} {'load':>8} {'total':>8}")

@@ -14,9 +14,10 @@ reported for what they cost (COUNT(*) plus OFFSET grow with the collection and t
 
     python bench/components.py                                 # full size
     python bench/components.py --docs 100000 --nodes 20000 --edges 60000
+    python bench/components.py --smoke                         # toy sizes: the harness only
 
 PostgreSQL: `$TFROBOT_BENCH_PG_URL` (default postgresql://postgres@127.0.0.1:5432/test) is used to create
-and afterwards drop the database.
+and afterwards drop the database; with `TFROBOT_SKIP_PG=1` (as for the tests) the bench is skipped.
 """
 
 from __future__ import annotations
@@ -197,7 +198,13 @@ async def main() -> None:
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--edges", type=int, default=300_000)
     parser.add_argument("--requests", type=int, default=200, help="requests per measured action")
+    parser.add_argument("--smoke", action="store_true", help="300 docs, 200 nodes, 600 edges, 8 requests")
     args = parser.parse_args()
+    if args.smoke:
+        args.docs, args.nodes, args.edges, args.requests = 300, 200, 600, 8
+    if os.environ.get("TFROBOT_SKIP_PG") == "1":
+        console.print("TFROBOT_SKIP_PG=1: this bench needs PostgreSQL; skipped")
+        return
     admin = os.environ.get("TFROBOT_BENCH_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
     name = f"tfrobot_bench_{uuid.uuid4().hex[:10]}"
     admin_dsn = make_url(admin).set(drivername="postgresql").render_as_string(hide_password=False)

@@ -7,6 +7,7 @@ again — recall must not depend on how much else is stored.
 
     python bench/memory.py                    # 100,000 turns, both stores
     python bench/memory.py --turns 20000 --stores sqlite
+    python bench/memory.py --smoke            # 200 turns, a few calls: the harness only
 
 Latency is wall time per call, one call at a time; `cpu` is this process's CPU time per recall (its own
 threads included), which other load on the machine barely moves — the load average is printed with the
@@ -15,7 +16,8 @@ figures. Before each measurement the seeding loop's garbage is collected and the
 objects is not billed to a recall.
 
 PostgreSQL: a throw-away database is created through `$TFROBOT_BENCH_PG_URL` (default
-postgresql://postgres@127.0.0.1:5432/test) and dropped afterwards.
+postgresql://postgres@127.0.0.1:5432/test) and dropped afterwards; `TFROBOT_SKIP_PG=1` (as for the
+tests) measures SQLite only.
 """
 
 from __future__ import annotations
@@ -115,9 +117,11 @@ def pct(values: list[float], q: float) -> float:
 
 
 class Bench:
-    def __init__(self, store: SQLMessageStore, figures: Figures) -> None:
+    def __init__(self, store: SQLMessageStore, figures: Figures, recalls: int, single_syncs: int) -> None:
         self.store = store
         self.figures = figures
+        self.recalls = recalls
+        self.single_syncs = single_syncs
         self.turn, self.answer = template_turn()
         self.clock = 1_700_000_000_000
 
@@ -153,7 +157,7 @@ class Bench:
         gc.collect()
         gc.freeze()
         rng = random.Random(stored)
-        sample = [f"conv-{rng.randrange(sample_from):05d}" for _ in range(RECALLS)]
+        sample = [f"conv-{rng.randrange(sample_from):05d}" for _ in range(self.recalls)]
         for cid in sample[:20]:  # warm the pool and the statement caches
             await self.store.recall(cid, last_turns=LAST_TURNS)
 
@@ -178,7 +182,7 @@ class Bench:
             fetch_total += t1 - t0
         self.figures.decode_share[stored] = decode_total / (fetch_total + decode_total)
 
-        singles = [self.messages_of(10**6 + stored, n)[0] for n in range(SINGLE_SYNCS)]
+        singles = [self.messages_of(10**6 + stored, n)[0] for n in range(self.single_syncs)]
         sync_latencies = await timed([lambda m=m: self.store.sync_msg(m) for m in singles])
         self.figures.single_sync_rate[stored] = 1000 * len(sync_latencies) / sum(sync_latencies)
         self.figures.single_sync_p50[stored] = statistics.median(sync_latencies)
@@ -195,10 +199,10 @@ async def timed(calls: list[Callable[[], Awaitable[object]]]) -> list[float]:
     return out
 
 
-async def run_store(name: str, url: str, turns: int) -> Figures:
+async def run_store(name: str, url: str, turns: int, recalls: int, single_syncs: int) -> Figures:
     figures = Figures(name)
     store = await SQLMessageStore.open(url)
-    bench = Bench(store, figures)
+    bench = Bench(store, figures, recalls, single_syncs)
     conversations = max(1, turns // TURNS_PER_CONVERSATION)
     first = max(1, conversations // 10)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
@@ -222,8 +226,8 @@ async def pg_admin(url: str, statement: str) -> None:
         await conn.close()
 
 
-def report(all_figures: list[Figures]) -> None:
-    title = f"Memory store: recall of the last {LAST_TURNS} turns ({RECALLS} recalls), sync throughput"
+def report(all_figures: list[Figures], recalls: int) -> None:
+    title = f"Memory store: recall of the last {LAST_TURNS} turns ({recalls} recalls), sync throughput"
     table = Table(title=f"{title} on {os.cpu_count()} CPUs")
     for column in ("store", "stored turns", "seed (turns/s, batched)", "sync_msg (ops/s)", "sync_msg p50 ms"):
         table.add_column(column, justify="right")
@@ -257,22 +261,29 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=100_000, help="turns stored at the end (default 100,000)")
     parser.add_argument("--stores", default="sqlite,postgresql", help="comma-separated: sqlite, postgresql")
+    parser.add_argument("--smoke", action="store_true", help="200 turns, 20 recalls, 10 single syncs")
     args = parser.parse_args()
+    turns, recalls, single_syncs = (200, 20, 10) if args.smoke else (args.turns, RECALLS, SINGLE_SYNCS)
     results: list[Figures] = []
     stores = args.stores.split(",")
+    if os.environ.get("TFROBOT_SKIP_PG") == "1" and "postgresql" in stores:
+        console.print("TFROBOT_SKIP_PG=1: PostgreSQL skipped")
+        stores.remove("postgresql")
     if "sqlite" in stores:
         with tempfile.TemporaryDirectory(prefix="tfrobot-bench-") as tmp:
-            results.append(await run_store("sqlite", f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}", args.turns))
+            sqlite = f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
+            results.append(await run_store("sqlite", sqlite, turns, recalls, single_syncs))
     if "postgresql" in stores:
         admin = os.environ.get("TFROBOT_BENCH_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
         name = f"tfrobot_bench_{uuid.uuid4().hex[:10]}"
         await pg_admin(admin, f'CREATE DATABASE "{name}"')
         try:
             url = make_url(admin).set(drivername="postgresql+asyncpg", database=name)
-            results.append(await run_store("postgresql", url.render_as_string(hide_password=False), args.turns))
+            pg = url.render_as_string(hide_password=False)
+            results.append(await run_store("postgresql", pg, turns, recalls, single_syncs))
         finally:
             await pg_admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    report(results)
+    report(results, recalls)
 
 
 if __name__ == "__main__":

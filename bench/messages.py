@@ -630,7 +630,7 @@ def peak_memory(n: int) -> dict[str, int]:
     return peaks
 
 
-def import_time_ms(module: str, runs: int = 5) -> tuple[float, float, float]:
+def import_time_ms(module: str, runs: int) -> tuple[float, float, float]:
     """`-X importtime` cumulative time of `module` in fresh interpreters: median, best, and pydantic's median."""
     ours: list[float] = []
     theirs: list[float] = []
@@ -658,8 +658,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="turn counts N")
     parser.add_argument("--repeats-scale", type=float, default=1.0, help="multiply the number of repeats")
     parser.add_argument("--no-import", action="store_true", help="skip the import-time measurement")
+    parser.add_argument("--smoke", action="store_true", help="toy sizes, 2 repeats, one import: the harness only")
     args = parser.parse_args(argv)
-    sizes: list[int] = sorted(args.sizes)
+    sizes: list[int] = [2, 4] if args.smoke else sorted(args.sizes)
+    import_runs = 1 if args.smoke else 5
 
     print(
         f"Python {platform.python_version()} | pydantic {pydantic.VERSION} | pydantic-ai {pydantic_ai.__version__}"
@@ -675,7 +677,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(header)
     print("-" * len(header))
     for n in sizes:
-        repeats = repeats_for(n, args.repeats_scale)
+        repeats = 2 if args.smoke else repeats_for(n, args.repeats_scale)
         results = run_size(n, repeats)
         messages = MESSAGES_PER_TURN * n
         ratios = {case.name: paired_ratio(results[case.name].total, results["ceiling"].total) for case in CASES}
@@ -715,10 +717,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import_ok = True
     if not args.no_import:
-        ours_ms, best_ms, pydantic_ms = import_time_ms("tfrobot.schema.message")
+        ours_ms, best_ms, pydantic_ms = import_time_ms("tfrobot.schema.message", import_runs)
         import_ok = ours_ms < TARGET_IMPORT_MS
         print(
-            f"\nimport tfrobot.schema.message (fresh interpreter, -X importtime cumulative, median of 5): "
+            f"\nimport tfrobot.schema.message (fresh interpreter, -X importtime cumulative, median of {import_runs}): "
             f"{ours_ms:.1f} ms (best {best_ms:.1f} ms; of which pydantic itself {pydantic_ms:.1f} ms)"
         )
 

@@ -9,13 +9,14 @@ over plain dicts is printed as an extra reference line. Peers (LangChain, pydant
 Prints median CPU times and ratios, TFRobot's cost per message at 50/200/800 turns (it must be linear),
 its phases, and the time `import tfrobot` plus one provider adapter takes in a fresh interpreter.
 
-Run with `make bench` (not part of pytest: timings are not tests).
+Run with `make bench` (not part of pytest: timings are not tests); `--smoke` runs every step at toy sizes,
+which `tests/bench` does to keep the harness working. Timing: `harness/timing.py`.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import gc
 import importlib.util
 import json
 import os
@@ -24,20 +25,28 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
+from harness.timing import clock, interleaved, paired_ratios
 from tfrobot.brain.chain.llms import AnthropicChat, ChatLLM, OpenAIChat
 from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
 
-TURNS = 200
-REPEATS = 41
-clock = time.thread_time
-"""The timer: CPU time of this thread. On a shared machine a run that the scheduler preempts would
-otherwise count the other processes' time, which hits long runs more often than short ones."""
+
+@dataclass(frozen=True)
+class Sizes:
+    turns: int
+    rounds: int
+    linearity: tuple[int, ...]
+    import_runs: int
+
+
+FULL = Sizes(turns=200, rounds=41, linearity=(50, 200, 800), import_runs=7)
+SMOKE = Sizes(turns=6, rounds=2, linearity=(2, 6), import_runs=1)
 
 
 def turn_data(i: int) -> dict[str, Any]:
@@ -49,17 +58,18 @@ def turn_data(i: int) -> dict[str, Any]:
     return data
 
 
-TURN_DATA = [turn_data(i) for i in range(TURNS)]
+def turns_data(turns: int) -> list[dict[str, Any]]:
+    return [turn_data(i) for i in range(turns)]
+
+
 SYSTEM = "You are TFRobot."
-LINEARITY_TURNS = (50, 200, 800)
-IMPORT_RUNS = 7
 
 
 # ------------------------------------------------------------------------------------------------ TFRobot
-def tfrobot_history(turns: int = TURNS) -> tuple[list[BaseMessage], TextMessage]:
+def tfrobot_history(turns: int) -> tuple[list[BaseMessage], TextMessage]:
     history: list[BaseMessage] = [BaseMessage(role="system", content=SYSTEM, create_ts=1)]
     ts = 10
-    for data in TURN_DATA if turns == TURNS else [turn_data(i) for i in range(turns)]:
+    for data in turns_data(turns):
         turn = TextMessage(content=data["user"], create_ts=ts)
         if "call" in data:
             call = ToolCall(**data["call"])
@@ -100,7 +110,7 @@ class PlainTool(BaseModel):
 PlainMessage = PlainSystem | PlainUser | PlainAssistant | PlainTool
 
 
-def model_history(turn_data: list[dict[str, Any]] = TURN_DATA) -> list[PlainMessage]:
+def model_history(turn_data: list[dict[str, Any]]) -> list[PlainMessage]:
     """The same conversation as plain, already validated Pydantic models, trace already flattened."""
     msgs: list[PlainMessage] = [PlainSystem(content=SYSTEM)]
     for data in turn_data:
@@ -167,9 +177,9 @@ def models_to_anthropic(msgs: list[PlainMessage]) -> tuple[str, list[dict[str, A
     return system, out
 
 
-def dict_history() -> list[dict[str, Any]]:
+def dict_history(turn_data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     msgs: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
-    for data in TURN_DATA:
+    for data in turn_data:
         msgs.append({"role": "user", "content": data["user"]})
         if "call" in data:
             msgs.append({"role": "assistant", "content": None, "tool_calls": [data["call"]]})
@@ -217,14 +227,14 @@ def dicts_to_anthropic(msgs: list[dict[str, Any]]) -> tuple[str, list[dict[str, 
 
 
 # ------------------------------------------------------------------------------------------------ peers
-def langchain_contenders() -> dict[str, Callable[[], Any]]:
+def langchain_contenders(turn_data: list[dict[str, Any]]) -> dict[str, Callable[[], Any]]:
     found: dict[str, Callable[[], Any]] = {}
     if importlib.util.find_spec("langchain_core") is None:
         return found
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
     msgs: list[Any] = [SystemMessage(SYSTEM)]
-    for data in TURN_DATA:
+    for data in turn_data:
         msgs.append(HumanMessage(data["user"]))
         if "call" in data:
             call = data["call"]
@@ -244,7 +254,7 @@ def langchain_contenders() -> dict[str, Callable[[], Any]]:
     return found
 
 
-def pydantic_ai_contenders() -> dict[str, Callable[[], Any]]:
+def pydantic_ai_contenders(turn_data: list[dict[str, Any]]) -> dict[str, Callable[[], Any]]:
     found: dict[str, Callable[[], Any]] = {}
     if importlib.util.find_spec("pydantic_ai") is None:
         return found
@@ -261,7 +271,7 @@ def pydantic_ai_contenders() -> dict[str, Callable[[], Any]]:
 
     msgs: list[Any] = []
     first = True
-    for data in TURN_DATA:
+    for data in turn_data:
         parts: list[Any] = [SystemPromptPart(SYSTEM)] if first else []
         first = False
         msgs.append(ModelRequest(parts=[*parts, UserPromptPart(data["user"])]))
@@ -294,7 +304,7 @@ def pydantic_ai_contenders() -> dict[str, Callable[[], Any]]:
     return found
 
 
-def litellm_contenders() -> dict[str, Callable[[], Any]]:
+def litellm_contenders(turn_data: list[dict[str, Any]]) -> dict[str, Callable[[], Any]]:
     """LiteLLM's request transforms. Its own message objects are OpenAI-format dicts, so its OpenAI transform
     mostly checks them and passes them through; the Anthropic one lifts the system prompt and builds the
     turns. `transform_request` adds keys to `optional_params`, so each run gets a fresh dict."""
@@ -304,7 +314,7 @@ def litellm_contenders() -> dict[str, Callable[[], Any]]:
     from litellm.llms.anthropic.chat.transformation import AnthropicConfig
     from litellm.llms.openai.chat.gpt_transformation import OpenAIGPTConfig
 
-    msgs: Any = dicts_to_openai(dict_history())
+    msgs: Any = dicts_to_openai(dict_history(turn_data))
     openai, anthropic = OpenAIGPTConfig(), AnthropicConfig()
 
     def to_openai() -> dict[str, Any]:
@@ -325,39 +335,13 @@ def litellm_contenders() -> dict[str, Callable[[], Any]]:
 
 
 # ------------------------------------------------------------------------------------------------ timing
-def timings(contenders: dict[str, Callable[[], Any]]) -> dict[str, list[float]]:
-    """Seconds per run of each contender, measured round-robin so that machine noise hits all alike."""
-    for fn in contenders.values():
-        fn()
-    gc.collect()
-    times: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(REPEATS):
-        for name, fn in contenders.items():
-            start = clock()
-            fn()
-            times[name].append(clock() - start)
-    return times
-
-
-def medians_ms(contenders: dict[str, Callable[[], Any]]) -> dict[str, float]:
-    """Median time of each contender in ms."""
-    return {name: statistics.median(values) * 1000 for name, values in timings(contenders).items()}
-
-
-def ratios(times: dict[str, list[float]], reference: str) -> dict[str, float]:
-    """Median over rounds of each contender's time / the reference's time in the same round: a burst of
-    load on a shared machine then distorts one round, not the ratio."""
-    ref = times[reference]
-    return {name: statistics.median(t / r for t, r in zip(values, ref, strict=True)) for name, values in times.items()}
-
-
 CEILING = "ceiling: hand-written, plain models"
 
 
-def phases_ms(llm: ChatLLM, current: TextMessage, history: list[BaseMessage]) -> dict[str, float]:
+def phases_ms(llm: ChatLLM, current: TextMessage, history: list[BaseMessage], rounds: int) -> dict[str, float]:
     """Median time of each phase of `construct_request_params` (the pipeline, unrolled)."""
     times: dict[str, list[float]] = {}
-    for _ in range(REPEATS):
+    for _ in range(rounds):
         last = clock()
         stamps: list[tuple[str, float]] = []
         ctx = llm.construct_prompt_context(current, history)
@@ -389,11 +373,11 @@ print(elapsed, cpu, ",".join(sdks))
 """
 
 
-def import_times_ms() -> tuple[float, float, float, str]:
+def import_times_ms(runs: int) -> tuple[float, float, float, str]:
     """Medians over fresh interpreters: the import's wall and CPU time, and the whole process's wall time
     (interpreter start included)."""
     walls, cpus, processes, sdks = [], [], [], ""
-    for _ in range(IMPORT_RUNS):
+    for _ in range(runs):
         start = time.perf_counter()
         out = subprocess.run([sys.executable, "-c", IMPORT_PROBE], capture_output=True, text=True, check=True)
         processes.append(time.perf_counter() - start)
@@ -404,11 +388,15 @@ def import_times_ms() -> tuple[float, float, float, str]:
     return (*(statistics.median(values) * 1000 for values in (walls, cpus, processes)), sdks)  # type: ignore[return-value]
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("--smoke", action="store_true", help="toy sizes: check the harness, time nothing useful")
+    sizes = SMOKE if parser.parse_args(argv).smoke else FULL
     warnings.simplefilter("ignore")
-    history, current = tfrobot_history()
-    plain = dict_history()
-    models = model_history()
+    data = turns_data(sizes.turns)
+    history, current = tfrobot_history(sizes.turns)
+    plain = dict_history(data)
+    models = model_history(data)
     openai, anthropic = OpenAIChat(), AnthropicChat()
     rows: dict[str, dict[str, Callable[[], Any]]] = {
         "openai": {
@@ -422,35 +410,39 @@ def main() -> None:
             "tfrobot construct_request_params": lambda: anthropic.construct_request_params(current, history),
         },
     }
-    for name, fn in {**langchain_contenders(), **pydantic_ai_contenders(), **litellm_contenders()}.items():
+    peers = {**langchain_contenders(data), **pydantic_ai_contenders(data), **litellm_contenders(data)}
+    for name, fn in peers.items():
         rows["openai" if "openai" in name else "anthropic"][name] = fn
     for name, found in (("langchain", "langchain_core"), ("pydantic-ai", "pydantic_ai"), ("litellm", "litellm")):
         if importlib.util.find_spec(found) is None:
             print(f"{name} is not installed: skipped (the `bench` extra installs it)")
-    print(f"{TURNS}-turn conversation ({len(plain)} messages), median CPU time of {REPEATS} interleaved runs")
+    print(
+        f"{sizes.turns}-turn conversation ({len(plain)} messages), median CPU time of {sizes.rounds} interleaved runs"
+    )
     for target, contenders in rows.items():
         print(f"\n{target} payload")
-        times = timings(contenders)
-        of_ceiling = ratios(times, CEILING)
+        times = interleaved(contenders, sizes.rounds)
+        of_ceiling = paired_ratios(times, CEILING)
         for name, values in times.items():
             print(f"  {name:<40} {statistics.median(values) * 1000:8.2f} ms   x{of_ceiling[name]:6.1f} of ceiling")
     print("\nratio: median over rounds of (time / ceiling's time in the same round)")
     print("pydantic-ai rows include one event-loop round trip per run (its mappers are async).")
 
     print("\nlinearity: microseconds per message, tfrobot (ceiling) [x of ceiling]")
-    for turns in LINEARITY_TURNS:
+    for turns in sizes.linearity:
         hist, cur = tfrobot_history(turns)
-        mods = model_history([turn_data(i) for i in range(turns)])
-        times = timings(
+        mods = model_history(turns_data(turns))
+        times = interleaved(
             {
                 "openai": lambda h=hist, c=cur: openai.construct_request_params(c, h),
                 "openai ceiling": lambda m=mods: models_to_openai(m),
                 "anthropic": lambda h=hist, c=cur: anthropic.construct_request_params(c, h),
                 "anthropic ceiling": lambda m=mods: models_to_anthropic(m),
-            }
+            },
+            sizes.rounds,
         )
         per = {k: statistics.median(v) * 1e6 / len(mods) for k, v in times.items()}
-        of_openai, of_anthropic = ratios(times, "openai ceiling"), ratios(times, "anthropic ceiling")
+        of_openai, of_anthropic = paired_ratios(times, "openai ceiling"), paired_ratios(times, "anthropic ceiling")
         print(
             f"  {turns:>4} turns ({len(mods):>4} msgs)  openai {per['openai']:5.2f} ({per['openai ceiling']:4.2f})"
             f" [x{of_openai['openai']:4.1f}]   anthropic {per['anthropic']:5.2f} ({per['anthropic ceiling']:4.2f})"
@@ -458,13 +450,13 @@ def main() -> None:
         )
 
     for name, llm in (("openai", openai), ("anthropic", anthropic)):
-        phases = phases_ms(llm, current, history)
+        phases = phases_ms(llm, current, history, sizes.rounds)
         print(f"\n{name} phases (ms, median): " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()))
 
-    wall, cpu, process, sdks = import_times_ms()
+    wall, cpu, process, sdks = import_times_ms(sizes.import_runs)
     print(
         f"\nimport tfrobot + OpenAIChat in a fresh interpreter: {wall:.0f} ms wall, {cpu:.0f} ms CPU "
-        f"(whole process {process:.0f} ms wall; median of {IMPORT_RUNS}; SDKs imported: {sdks or 'none'})"
+        f"(whole process {process:.0f} ms wall; median of {sizes.import_runs}; SDKs imported: {sdks or 'none'})"
     )
 
 

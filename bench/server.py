@@ -4,7 +4,14 @@ The server runs in a child process (Uvicorn, loopback); this process is the load
 `--concurrency` keep-alive clients load each endpoint for `--seconds` in total, alternating
 `--rounds` slices between the two so that drift affects both alike. It prints
 throughput, p50/p99 latency and the ratios against the targets (throughput >= 85% of the plain
-route, p99 <= 1.2x). Run with `make bench` or `python bench/server.py [--seconds 10]`.
+route, p99 <= 1.2x). Run with `make bench` or `python bench/server.py [--seconds 10]`; `--smoke`
+loads each endpoint for a moment (the harness's correctness only).
+
+The plain route calls the demo memory component's own `aget_docs` with a session and returns what it
+returns: the same query and the same rows by construction, without the protocol (no action routing,
+no parameter schema, no resolver, no action envelope). An earlier version repeated the query by hand
+and drifted from the component when the component added a column (`excerpt`), which stopped the
+bench; the two bodies are still compared before any load, and a difference is reported with its path.
 
 No `from __future__ import annotations`: this module defines a FastAPI route.
 """
@@ -12,6 +19,7 @@ No `from __future__ import annotations`: this module defines a FastAPI route.
 import argparse
 import asyncio
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -23,22 +31,25 @@ from typing import Annotated
 import httpx
 import uvicorn
 from fastapi import Depends, FastAPI, Query, Request
-from sqlalchemy import func, select
 
+from harness.json_diff import first_difference
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.app.settings import ServerSettings
-from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDoc
-from tfrobotserver.dtos.pageable import PageableList
+from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDoc, AIMemoryDocPage
 from tfrobotserver.robot.demo import build_demo_robot
-from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import memory_docs
+from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
 
 PAGE = {"page": 2, "page_size": 20}
 
 
 def build_app(data_dir: Path) -> FastAPI:
-    """The real app plus `/plain/docs`: the same query written as an ordinary FastAPI route."""
-    app = create_app(ServerSettings(data_dir=data_dir), robots=[build_demo_robot()])
+    """The real app plus `/plain/docs`: the memory component's `aget_docs` behind an ordinary FastAPI route."""
+    robot = build_demo_robot()
+    memory = robot.components["memory"]
+    if not isinstance(memory, MemoryComponent):
+        raise SystemExit(f"the demo robot's `memory` component is a {type(memory).__name__}, not a MemoryComponent")
+    app = create_app(ServerSettings(data_dir=data_dir), robots=[robot])
 
     async def runtime(request: Request) -> Runtime:
         rt: Runtime = request.app.state.runtime
@@ -50,21 +61,9 @@ def build_app(data_dir: Path) -> FastAPI:
         rt: Annotated[Runtime, Depends(runtime)],
         page: Annotated[int, Query(ge=1)] = 1,
         page_size: Annotated[int, Query(ge=1, le=200)] = 20,
-    ) -> PageableList[AIMemoryDoc]:
-        columns = (
-            memory_docs.c.id.label("doc_id"),
-            memory_docs.c.file_uri,
-            memory_docs.c.file_type,
-            memory_docs.c.keywords,
-            memory_docs.c.doc_metadata,
-        )
-        where = memory_docs.c.collection == "demo"
+    ) -> AIMemoryDocPage[AIMemoryDoc]:
         async with rt.sessions.begin() as session:
-            total = (await session.execute(select(func.count()).select_from(memory_docs).where(where))).scalar_one()
-            query = select(*columns).where(where).order_by(memory_docs.c.id).limit(page_size)
-            rows = (await session.execute(query.offset((page - 1) * page_size))).mappings().all()
-        items = [AIMemoryDoc.model_validate(dict(r)) for r in rows]
-        return PageableList[AIMemoryDoc](items=items, page=page, page_size=page_size, total=total)
+            return await memory.aget_docs(session, page=page, page_size=page_size)
 
     return app
 
@@ -87,7 +86,7 @@ async def _load(client: httpx.AsyncClient, send: str, seconds: float, concurrenc
     return latencies
 
 
-def _p(values: list[float], q: float) -> float:
+def _p(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
 
 
@@ -96,8 +95,11 @@ async def _measure(base: str, seconds: float, concurrency: int, rounds: int) -> 
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
         api_body = (await client.post("/api/robots/demo/components/memory/actions/aget_docs", json=PAGE)).json()
         plain_body = (await client.get("/plain/docs", params=PAGE)).json()
-        if api_body != plain_body:
-            raise SystemExit("the two endpoints do not return the same data; the comparison would be meaningless")
+        if (where := first_difference(api_body, plain_body)) is not None:
+            raise SystemExit(
+                f"the two endpoints do not return the same data ({where}, the action's first); the comparison "
+                "would be meaningless. Fix: make the plain route return what the action returns."
+            )
         for send in ("plain", "api"):
             await _load(client, send, min(1.0, seconds), concurrency)  # warm-up
         # alternate short slices so that drift on a shared machine hits both endpoints alike
@@ -129,19 +131,31 @@ def _wait_ready(base: str, proc: subprocess.Popen[bytes]) -> None:
     raise SystemExit("the server did not start within 10 s")
 
 
+def _free_port() -> int:
+    """A loopback port nobody listens on now (the child binds it a moment later)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="load duration per endpoint")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=5, help="alternating slices per endpoint")
-    parser.add_argument("--port", type=int, default=8799)
+    parser.add_argument("--port", type=int, default=0, help="loopback port of the server (0: a free one)")
+    parser.add_argument("--smoke", action="store_true", help="load each endpoint for a moment")
     parser.add_argument("--serve", metavar="DATA_DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.smoke:
+        args.seconds, args.concurrency, args.rounds = 0.4, 4, 2
     if args.serve:
         uvicorn.run(
             build_app(Path(args.serve)), host="127.0.0.1", port=args.port, log_level="warning", access_log=False
         )
         return
+    args.port = args.port or _free_port()
     base = f"http://127.0.0.1:{args.port}"
     with tempfile.TemporaryDirectory(prefix="tfrobot-bench-") as data_dir:
         cmd = [sys.executable, __file__, "--serve", data_dir, "--port", str(args.port)]
