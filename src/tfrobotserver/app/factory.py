@@ -22,20 +22,31 @@ from tfrobotserver.robot.config import load_robot
 logger = logging.getLogger("tfrobotserver")
 
 
+def configured_robots(settings: ServerSettings) -> list[Robot]:
+    """The robots `settings` names: `robots` (`module:callable`) first, then the `robot_configs` files."""
+    return [*load_robots(settings.robots), *(load_robot(path) for path in settings.robot_configs)]
+
+
 def create_app(settings: ServerSettings | None = None, robots: Sequence[Robot] | None = None) -> FastAPI:
-    """The API for `robots` (default: `settings.robots` and `settings.robot_configs`); OpenAPI docs at /docs."""
+    """The API for `robots` (default: `configured_robots(settings)`); OpenAPI docs at /docs, MCP per robot."""
     settings = settings or ServerSettings()
     if robots is None:
-        robots = [*load_robots(settings.robots), *(load_robot(path) for path in settings.robot_configs)]
+        robots = configured_robots(settings)
     runtime = Runtime(settings, robots)
     authenticator = Authenticator(settings.tokens)
+    # tfrobotserver.mcp is built on this package's modules (invoke, auth, runtime): imported at module level,
+    # `import tfrobotserver.mcp` would run this package's __init__ and come back here half-initialized
+    from tfrobotserver.mcp import McpEndpoint
+
+    mcp = McpEndpoint(runtime, authenticator)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if not authenticator.enabled:
             logger.warning("no token configured: every caller has read and write access; serve on loopback only")
         await runtime.ensure_started()
-        yield
+        async with mcp.running():
+            yield
         await runtime.aclose()
 
     app = FastAPI(
@@ -48,6 +59,7 @@ def create_app(settings: ServerSettings | None = None, robots: Sequence[Robot] |
     app.state.authenticator = authenticator
     app.include_router(router)
     app.include_router(chat_router)
+    mcp.mount(app)
     install_error_handlers(app)
     mount_console(app)
     return app
