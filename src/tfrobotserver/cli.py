@@ -21,7 +21,6 @@ from rich.console import Console
 
 from tfrobotserver.app.factory import configured_robots, create_app
 from tfrobotserver.app.settings import ServerSettings, load_settings
-from tfrobotserver.mcp import local_principal, pick_robot, serve_stdio
 
 app = typer.Typer(help="TFRobot: an agent framework and its TFSAction server.", no_args_is_help=True)
 _console = Console(stderr=True)
@@ -115,6 +114,8 @@ def mcp_stdio(
 ) -> None:
     """Serve one robot to an MCP client (Claude Desktop, Cursor, …) over stdio: its actions, chat and data."""
     import asyncio
+
+    from tfrobotserver.mcp import local_principal, pick_robot, serve_stdio  # the MCP SDK: only for this command
 
     try:
         settings = load_settings(config)

@@ -81,8 +81,11 @@ async def test_bad_arguments_get_the_http_apis_422_body(server: Server) -> None:
     params = {"page": 0, "page_size": 500, "colour": "red"}
     async with http_session(server, server.read) as session:
         result = await session.call_tool("memory__aget_docs", params)
+        unknown = await session.call_tool("memory__aget_everything", {})
     http = await _api(server, server.read, "memory", "aget_docs", params)
     assert http.status_code == 422
+    assert _body(unknown)["error"] == "not_found"
+    assert "robot 'demo' has no tool 'memory__aget_everything'; it has ['chat', " in _body(unknown)["message"]
     assert _body(result) == http.json()
     assert {e["path"] for e in _body(result)["errors"]} == {"page", "page_size", "colour"}
 
