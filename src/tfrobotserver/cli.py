@@ -1,4 +1,5 @@
-"""The `tfrobot` command: `serve` runs TFRobotServer, `chat` talks to one of its robots, `demo` the message demo.
+"""The `tfrobot` command: `serve` runs TFRobotServer, `mcp` serves one robot to an MCP client over stdio,
+`chat` talks to one of its robots, `demo` runs the message demo.
 
 The entry point lives here rather than in `tfrobot` because the framework must not import the
 server (layer rule); the demo is imported lazily from `tfrobot.__main__`.
@@ -22,7 +23,7 @@ from fastapi import FastAPI
 from rich.console import Console
 
 from tfrobot.brain.memory import MemoryStoreError
-from tfrobotserver.app.factory import create_app
+from tfrobotserver.app.factory import configured_robots, create_app
 from tfrobotserver.app.settings import ServerSettings, host_name, load_settings
 from tfrobotserver.redaction import redact_text
 
@@ -179,6 +180,30 @@ def worker_app() -> FastAPI:
     api = create_app(settings, local_secret=os.environ[LOCAL_TOKEN_ENV] if plan["local"] else None)
     gc.freeze()
     return api
+
+
+@app.command("mcp")
+def mcp_stdio(
+    robot: Annotated[str, typer.Argument(help="the robot to serve (its name in the configuration)")],
+    config: Annotated[
+        Path | None, typer.Option("--config", help="directory holding server.toml", file_okay=False, exists=True)
+    ] = None,
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="offer the read actions only (no write, no chat)")
+    ] = False,
+) -> None:
+    """Serve one robot to an MCP client (Claude Desktop, Cursor, …) over stdio: its actions, chat and data."""
+    import asyncio
+
+    from tfrobotserver.mcp import local_principal, pick_robot, serve_stdio  # the MCP SDK: only for this command
+
+    try:
+        settings = load_settings(config)
+        found = pick_robot(configured_robots(settings), robot)
+    except (OSError, ValueError, TypeError, ImportError) as exc:  # config mistakes: say what, not a traceback
+        _console.print(f"[red]cannot start: {exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+    asyncio.run(serve_stdio(settings, found, local_principal(read_only)))
 
 
 @app.command()

@@ -160,7 +160,15 @@ async def chat(
             raise _failed(exc, where, user_input) from None
         events = _stream(turn, first, user_input, where, confirm, brain.chain.drive.confirm_timeout)
         return StreamingResponse(events, media_type="text/event-stream")
-    turn = runtime.turns.start(build_brain(found).stream(user_input))
+    final = await run_turn(runtime, found, user_input, where)
+    return JSONResponse(_reply(user_input, final).model_dump(mode="json"))
+
+
+async def run_turn(runtime: Runtime, robot: Robot, user_input: UserMessage, where: str) -> AssistantTextMessage | None:
+    """Run one turn of `robot` to its end as a task of its own (stored whatever the caller does, a client
+    that hangs up or an MCP call that is cancelled) and return its answer; a failure is the `ApiError` the
+    chat endpoint answers with. Tools that need confirmation are refused: nobody can be asked here."""
+    turn = runtime.turns.start(build_brain(robot).stream(user_input))
     final: AssistantTextMessage | None = None
     try:
         while (event := await turn.next()) is not None:
@@ -168,7 +176,7 @@ async def chat(
                 final = event.message
     except Exception as exc:
         raise _failed(exc, where, user_input) from None
-    return JSONResponse(_reply(user_input, final).model_dump(mode="json"))
+    return final
 
 
 @router.post("/robots/{robot}/chat/confirmations/{confirm_id}", status_code=204)

@@ -26,19 +26,29 @@ from tfrobotserver.robot.config import load_robot
 logger = logging.getLogger("tfrobotserver")
 
 
+def configured_robots(settings: ServerSettings) -> list[Robot]:
+    """The robots `settings` names: `robots` (`module:callable`) first, then the `robot_configs` files."""
+    return [*load_robots(settings.robots), *(load_robot(path) for path in settings.robot_configs)]
+
+
 def create_app(
     settings: ServerSettings | None = None, robots: Sequence[Robot] | None = None, *, local_secret: str | None = None
 ) -> FastAPI:
-    """The API for `robots` (default: `settings.robots` and `settings.robot_configs`); OpenAPI docs at /docs.
+    """The API for `robots` (default: `configured_robots(settings)`); OpenAPI docs at /docs, MCP per robot.
 
     Without configured tokens, `local_secret` is the bearer token every API call must send (`tfrobot
     serve` makes one at each start); None lets every caller that passes the browser guard in.
     """
     settings = settings or ServerSettings()
     if robots is None:
-        robots = [*load_robots(settings.robots), *(load_robot(path) for path in settings.robot_configs)]
+        robots = configured_robots(settings)
     runtime = Runtime(settings, robots)
     authenticator = Authenticator(settings.tokens, local_secret)
+    # tfrobotserver.mcp is built on this package's modules (invoke, auth, runtime): imported at module level,
+    # `import tfrobotserver.mcp` would run this package's __init__ and come back here half-initialized
+    from tfrobotserver.mcp import McpEndpoint
+
+    mcp = McpEndpoint(runtime, authenticator)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -47,7 +57,8 @@ def create_app(
                 "no token and no local secret: every local process has read and write access; serve on loopback only"
             )
         await runtime.ensure_started()
-        yield
+        async with mcp.running():
+            yield
         await runtime.aclose()
 
     app = FastAPI(
@@ -62,6 +73,7 @@ def create_app(
     app.state.authenticator = authenticator
     app.include_router(router)
     app.include_router(chat_router)
+    mcp.mount(app)
     install_error_handlers(app)
     mount_docs(app)
     mount_console(app)
