@@ -91,7 +91,7 @@ async def test_bad_arguments_get_the_http_apis_422_body(server: Server) -> None:
 
 
 async def test_a_write_action_needs_the_write_token(server: Server) -> None:
-    create = {"file_uri": "mcp://notes.md", "file_type": "md", "owner_id": "mcp", "text": "from an MCP client"}
+    create = {"file_uri": "mcp://notes.md", "file_type": "md", "text": "from an MCP client"}
     async with http_session(server, server.read) as session:
         refused = await session.call_tool("memory__acreate_doc", create)
         unlisted_delete = await session.call_tool("memory__adelete_doc", {"doc_id": 1})
@@ -200,7 +200,7 @@ async def test_resources_list_pages_through_conversations_and_documents(server: 
     assert missing.value.error.data["error"] == "invalid_params"
     assert elsewhere.value.error.code == RESOURCE_NOT_FOUND
     assert no_conversation.value.error.code == RESOURCE_NOT_FOUND
-    assert no_conversation.value.error.message.endswith("'conversations' has no conversation 'never-held'")
+    assert no_conversation.value.error.message.endswith("robot 'demo' has no conversation 'never-held'")
     assert not_a_store.value.error.code == RESOURCE_NOT_FOUND
     assert "keeps conversations or documents in ['conversations', 'memory']" in not_a_store.value.error.message
     assert bad_cursor.value.error.code == types.INVALID_PARAMS

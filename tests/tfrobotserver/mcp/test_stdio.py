@@ -33,8 +33,10 @@ async def test_the_readme_stdio_configuration_operates_the_demo_robot() -> None:
         assert not docs.isError
         assert docs.structuredContent is not None
         assert [d["docId"] for d in docs.structuredContent["items"]] == [1, 2, 3]
+        version = docs.structuredContent["items"][1]["version"]  # the version read: a stale one is a 409
         updated = await session.call_tool(
-            "memory__aupdate_doc", {"doc_id": 2, "keywords": ["mcp"], "metadata": {"via": "stdio"}}
+            "memory__aupdate_doc",
+            {"doc_id": 2, "doc_version": version, "keywords": ["mcp"], "metadata": {"via": "stdio"}},
         )
         assert not updated.isError, _text(updated)
         assert updated.structuredContent is not None
