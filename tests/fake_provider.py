@@ -39,7 +39,7 @@ KEY_ENV = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
     "gemini": "GEMINI_API_KEY",
-    "zhipu": "ZHIPUAI_API_KEY",
+    "zhipu": "ZAI_API_KEY",
     "doubao": "ARK_API_KEY",
 }
 """The variable each SDK reads its key from."""

@@ -13,10 +13,15 @@ import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
 TFROBOT = Path(sys.executable).with_name("tfrobot")
+
+
+LOCAL_TOKEN: Final = "robot-servers-local-secret-0123456789"
+"""The local secret these servers run with (`TFROBOT_LOCAL_TOKEN` pins the one `tfrobot serve` makes)."""
+AUTH: Final = {"Authorization": f"Bearer {LOCAL_TOKEN}"}
 
 
 def free_port() -> int:
@@ -28,7 +33,7 @@ def free_port() -> int:
 def post(url: str, payload: Any, headers: Mapping[str, str] | None = None) -> tuple[int, Any]:
     """A JSON POST; the status and the decoded JSON body (errors included)."""
     request = urllib.request.Request(
-        url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json", **(headers or {})}
+        url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json", **AUTH, **(headers or {})}
     )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
@@ -77,7 +82,7 @@ def serve_robots(config: Path, robots: Mapping[str, str], env: Mapping[str, str 
 
 
 def _environment(changes: Mapping[str, str | None]) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", "TFROBOT_LOCAL_TOKEN": LOCAL_TOKEN}
     for name, value in changes.items():
         if value is None:
             env.pop(name, None)
@@ -92,7 +97,8 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
         if proc.poll() is not None:
             raise RuntimeError(f"tfrobot serve exited with {proc.returncode}:\n{log.read_text()}")
         try:
-            with urllib.request.urlopen(f"{url}/api/robots", timeout=1) as response:
+            probe = urllib.request.Request(f"{url}/api/robots", headers=AUTH)
+            with urllib.request.urlopen(probe, timeout=1) as response:
                 if response.status == 200:
                     return
         except OSError:

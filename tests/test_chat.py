@@ -126,7 +126,9 @@ def test_config_mistakes_are_one_line(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("name: bad\ntools: [teleport]\n", encoding="utf-8")
     out = CliRunner().invoke(app, ["chat", "--robot", str(tmp_path / "bad.yaml"), "-m", "hi"])
     assert out.exit_code == 2
-    assert "cannot chat: unknown tools ['teleport']" in out.output
+    assert "cannot chat: " in out.output
+    assert "tools[0] (teleport): unknown built-in tool 'teleport'; built-ins: ['chart', 'weather']" in out.output
+    assert out.output.count("\n") == 1  # one line, no traceback
 
 
 def test_another_robots_conversation_is_refused_and_the_session_stops(tmp_path: Path) -> None:

@@ -69,8 +69,13 @@ def is_secret_name(name: str) -> bool:
     return flat in _SECRET_NAMES or flat.endswith(_SECRET_SUFFIXES)
 
 
+_VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+"""An environment variable's name (`OPENAI_API_KEY`): "no API key: OPENAI_API_KEY is not set" names where a
+key belongs, not a key (keys are not upper-case words joined by underscores)."""
+
+
 def _masked_if_secret(match: re.Match[str]) -> str:
-    if not is_secret_name(match["name"]):
+    if not is_secret_name(match["name"]) or _VARIABLE_NAME.fullmatch(match["secret"]):
         return match[0]
     quote = match["secret"][0]
     return match["head"] + (quote + MASK + quote if quote in "\"'" else MASK)

@@ -4,6 +4,7 @@ provider's `base_url` at a loopback fake (robot files are deployment settings), 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -11,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import shot
 from tests.fake_provider import KEY_ENV, RETRY_AFTER, base_url, closed_port, fake_provider, robot_file, with_fault
-from tests.robot_servers import post, serve_robots
+from tests.robot_servers import LOCAL_TOKEN, post, serve_robots
 
 CASES = {
     "401": ("typed", "auth", "API key refused — openai (HTTP 424)", "check OPENAI_API_KEY: openai refused it"),
@@ -46,6 +47,7 @@ def provider_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def console(browser: Browser, provider_server: str) -> Iterator[Page]:
     context = browser.new_context(base_url=provider_server, viewport={"width": 1400, "height": 900})
+    context.add_init_script(f"sessionStorage.setItem('tfrobot.token', {json.dumps(LOCAL_TOKEN)})")
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

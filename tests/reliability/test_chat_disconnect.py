@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.fake_provider import ANSWER, KEY_ENV, base_url, fake_provider, robot_file, with_fault
-from tests.robot_servers import action, serve_robots
+from tests.robot_servers import AUTH, action, serve_robots
 
 QUESTION = "weather in Paris?"
 
@@ -39,7 +39,7 @@ def _hang_up_after(url: str, body: dict[str, Any], event: str | None, accept: st
             "POST",
             "/api/robots/slowpoke/chat",
             body=json.dumps(body),
-            headers={"Content-Type": "application/json", "Accept": accept},
+            headers={"Content-Type": "application/json", "Accept": accept, **AUTH},
         )
         if event is None:
             return seen

@@ -28,6 +28,9 @@ FILLERS: dict[str, Any] = {
     "properties": {"beta": True},
     "message": "hello from beta",
     "depth": 1,
+    "doc_version": 1,  # the version alpha's rows have: the update is refused for being beta's, not for being stale
+    "node_version": 1,
+    "edge_version": 1,
 }
 """Values for the other parameters an action needs next to the ids."""
 READ_OR_CHANGE = {"get", "get_one", "get_list", "get_graph", "update", "delete"}
@@ -40,7 +43,7 @@ async def _alpha_ids(client: httpx.AsyncClient) -> dict[str, Any]:
     assert turn.status_code == 200, turn.text
     doc = await act(
         client, "memory", "acreate_doc", {"file_uri": "memory://alpha/secret.txt", "file_type": "txt",
-                                          "owner_id": "alpha", "text": "alpha's secret"}, robot="alpha",
+                                          "text": "alpha's secret"}, robot="alpha",
     )  # fmt: skip
     node = {"iri": "ex:alpha-only", "label": "Alpha only", "cls": "Secret"}
     await act(client, "graph", "acreate_node", node, robot="alpha")

@@ -86,6 +86,15 @@ def test_a_reference_to_an_environment_variable_is_shown_as_written() -> None:
     }
 
 
+def test_the_name_of_a_key_variable_is_not_a_key() -> None:
+    """Regression: the server's start-up line "no API key: OPENAI_API_KEY is not set" came out as
+    "no API key: *** is not set", hiding which variable to set."""
+    line = "openai: no API key: OPENAI_API_KEY is not set"
+    assert redact_text(line) == line
+    assert redact_text("key: AKIAIOSFODNN7EXAMPLE") == "key: ***"
+    assert redact_text("api_key=SK_LIVE_1234_abcd") == "api_key=***"
+
+
 def test_log_records_and_their_tracebacks_are_masked(caplog: pytest.LogCaptureFixture) -> None:
     logger = logging.getLogger("tests.redaction")
     logger.addFilter(RedactingFilter())

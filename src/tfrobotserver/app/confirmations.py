@@ -55,9 +55,16 @@ class TurnConfirmations:
         self._principal = principal
         self._turn = user_input
         self._ids: dict[str, str] = {}
+        self._opening = asyncio.Lock()
+        """The turn's task (the chain asking) and the response's (the stream announcing the `confirm` event)
+        both open a call: one of them stores its row, and both give the same id."""
 
     async def open(self, call: ToolCall) -> str:
         """The id the user answers for `call` (a pending row, stored once per call)."""
+        async with self._opening:
+            return await self._open(call)
+
+    async def _open(self, call: ToolCall) -> str:
         if call.id not in self._ids:
             confirm_id = uuid.uuid4().hex
             row = {

@@ -107,7 +107,7 @@ async def app_for(tmp_path: Path, provider_root: str, keys: None) -> AsyncIterat
         folder.mkdir()
         app = create_app(ServerSettings(data_dir=folder), robots=_robots(folder, provider, provider_root))
         apps.append(app)
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://tfrobot.test")
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1")
 
     yield make
     for app in apps:
@@ -192,7 +192,7 @@ async def test_a_missing_key_is_said_at_start_up_in_the_robot_list_and_as_a_type
     app = create_app(ServerSettings(data_dir=tmp_path), robots=[load_robot(path)])
     env = KEY_ENV[provider]
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
             [listed] = (await client.get("/api/robots")).json()
             assert listed["chat"]["ready"] is False
             [problem] = listed["chat"]["problems"]

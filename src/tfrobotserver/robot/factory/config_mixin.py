@@ -228,7 +228,7 @@ class ConfigurableMixin(TFSComponent):
         table = component_configs
         where = (table.c.kind == CONFIG_KIND) & (table.c.key == self.tfs_path)
         await async_session.execute(delete(table).where(where))  # the file rules again, at every start too
-        return update or ConfigUpdate(changed=[], config=self.model_dump(mode="json"))
+        return update or ConfigUpdate(changed=[], config=redact(self.model_dump(mode="json")))
 
     @tfs_action(
         alias=ActionAlias(category="pageable", resource="config_change", resource_op_type="get_list"),

@@ -152,3 +152,19 @@ def test_auth_error_becomes_our_type(name: str) -> None:
         llm(name, Recorder(), lambda _: (401, body, {})).generate(TextMessage(content="hi"))
     assert type(caught.value) is AuthenticationError
     assert caught.value.status == 401
+
+
+@pytest.mark.parametrize("variable", ["ZAI_API_KEY", "ZHIPUAI_API_KEY"])
+def test_zhipu_takes_its_key_from_either_variable(variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: after the move to `zai-sdk`, a key in ZHIPUAI_API_KEY (the old SDK's variable, in users'
+    environments) was a missing key; `zai-sdk` itself reads ZAI_API_KEY only."""
+    for name in ZhipuChat.api_key_env:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, "key.secret")
+    recorder = Recorder()
+    transport = httpx.MockTransport(handler(recorder, lambda body: (200, completion("m1"), {}), httpx))
+    chat = ZhipuChat(max_retries=0, http_client=httpx.Client(transport=transport))
+    assert chat.readiness() is None
+    turn, chain = current_turn()
+    chat.generate(turn, [], TOOLS, intermediate_msgs=chain)
+    assert recorder.headers[0]["authorization"].startswith("Bearer ")

@@ -87,7 +87,7 @@ async def test_a_saved_configuration_says_it_overrides_the_file_and_can_be_rever
 
     def start() -> tuple[FastAPI, httpx.AsyncClient]:
         app = create_app(ServerSettings(data_dir=tmp_path), robots=[build_demo_robot()])
-        return app, httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
+        return app, httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1")
 
     base = "/api/robots/demo/components/prompt/actions"
     app, client = start()

@@ -10,6 +10,7 @@ reasoning models return `reasoning_content`; it is sent back during the running 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -40,7 +41,8 @@ class ZhipuChat(OpenAIChat):
     )
     sdk_module: ClassVar[str] = "zai"
     sdk_extra: ClassVar[str] = "zhipu"
-    api_key_env: ClassVar[tuple[str, ...]] = ("ZHIPUAI_API_KEY",)
+    api_key_env: ClassVar[tuple[str, ...]] = ("ZAI_API_KEY", "ZHIPUAI_API_KEY")
+    """`zai-sdk` reads ZAI_API_KEY; ZHIPUAI_API_KEY (the old `zhipuai` SDK's) is still taken, and passed on."""
     async_client: ClassVar[bool] = False
     stream_usage_option: ClassVar[bool] = False
     user_names: ClassVar[bool] = False
@@ -58,7 +60,12 @@ class ZhipuChat(OpenAIChat):
     def _make_client(self, sdk: Any, is_async: bool) -> Any:
         if is_async:
             raise NotImplementedError("the zai SDK has no async client; use generate() or stream()")
-        return sdk.ZhipuAiClient(**self._client_kwargs(self.http_client))
+        kwargs = self._client_kwargs(self.http_client)
+        if "api_key" not in kwargs:
+            found = next((os.environ[name] for name in self.api_key_env if os.environ.get(name)), None)
+            if found is not None:
+                kwargs["api_key"] = found
+        return sdk.ZhipuAiClient(**kwargs)
 
     async def _asend(self, params: dict[str, Any]) -> Any:
         """The sync client in a worker thread: a chain's turn (async) would otherwise fail before any call."""
