@@ -41,6 +41,7 @@ PUBLIC = [
     "MultiPartMessage",
     "ReasoningBlock",
     "Role",
+    "ServerToolBlock",
     "TRACE_META_KEY",
     "TextMessage",
     "TextUserMsgPart",

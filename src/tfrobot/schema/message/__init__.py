@@ -33,6 +33,7 @@ from tfrobot.schema.message.llms import (
     LLMToolMessage,
     LLMUserMessage,
     ReasoningBlock,
+    ServerToolBlock,
     Usage,
 )
 from tfrobot.schema.message.msg_part import (
@@ -84,6 +85,7 @@ __all__ = [
     "MultiPartMessage",
     "ReasoningBlock",
     "Role",
+    "ServerToolBlock",
     "TextMessage",
     "TextUserMsgPart",
     "ToolCall",

@@ -16,7 +16,7 @@ from tfrobot.schema.message.base import BaseMessage, content_text
 from tfrobot.schema.message.conversation.trace import IntermediateTrace
 from tfrobot.schema.message.discriminator import DEFAULT_TAG, DISPATCH, get_discriminator_value
 from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMUserMessage
-from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.msg_part import (
     AudioUserMsgPart,
     FileUserMsgPart,
@@ -163,6 +163,14 @@ class AssistantMessage(BaseMessage):
     role: Literal["assistant"] = "assistant"
 
 
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _is_empty(value: list[ServerToolBlock]) -> bool:
+    return not value
+
+
 class AssistantTextMessage(AssistantMessage):
     """The LLM's reply: text, reasoning, tool calls and TFL scripts, with what the provider reported."""
 
@@ -172,6 +180,21 @@ class AssistantTextMessage(AssistantMessage):
     reasoning_blocks: list[ReasoningBlock] = Field(
         default_factory=list,
         description="Native reasoning blocks with signatures, for replay to their provider.",
+    )
+    # The two fields below came after v1: they are left out of a dump when empty, so that a reply without them
+    # is stored exactly as v1 stored it (the v1 corpus round-trips byte for byte).
+    refusal: str | None = Field(
+        default=None,
+        exclude_if=_is_none,
+        description="The refusal to answer, as the provider gave it (OpenAI: the model's `refusal`; Anthropic: the "
+        "`stop_details.explanation` of a `refusal` stop); `finish_reason` is then 'refusal'. Kept apart from "
+        "`content` so that a refusal is never mistaken for an answer, nor dropped as an empty reply.",
+    )
+    server_tool_blocks: list[ServerToolBlock] = Field(
+        default_factory=list,
+        exclude_if=_is_empty,
+        description="Tool calls and results the provider executed on its side (web search, code execution, MCP), "
+        "kept for replay to that provider; never executed by us.",
     )
     finish_reason: str | None = Field(default=None, description="Why generation stopped, normalized.")
     usage: Usage | None = Field(default=None, description="Token usage of the call that produced it.")
@@ -183,13 +206,15 @@ class AssistantTextMessage(AssistantMessage):
             for script in self.tfl_scripts:
                 if script not in content:
                     content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
-        calls, blocks = self.tool_calls, self.reasoning_blocks
-        return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model
+        calls, blocks, server = self.tool_calls, self.reasoning_blocks, self.server_tool_blocks
+        return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model, refusal, …
             content or None,
             list(calls) if calls else [],
             self.reasoning_content,
             list(blocks) if blocks else [],
             self.model,
+            self.refusal,
+            list(server) if server else [],
         )
 
 
