@@ -24,12 +24,15 @@ from tfrobot.brain.chain.llms.gemini import GeminiChat
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.normalize import normalize
 from tfrobot.brain.chain.llms.openai import OpenAIChat
+from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     MessageAssembler,
     ReasoningBlockDelta,
     ReasoningDelta,
+    RefusalDelta,
+    ServerToolBlockDelta,
     StreamDelta,
     TextDelta,
     TFLScriptDelta,
@@ -53,6 +56,7 @@ __all__ = [
     "LLMError",
     "MessageAssembler",
     "ModalityDegradedWarning",
+    "ModelProfile",
     "OpenAIChat",
     "ProviderError",
     "ProviderNotInstalledError",
@@ -60,10 +64,13 @@ __all__ = [
     "RateLimitError",
     "ReasoningBlockDelta",
     "ReasoningDelta",
+    "ReasoningReplay",
+    "RefusalDelta",
     "SchemaCleaner",
     "ScriptRule",
     "ScriptedCall",
     "ScriptedChat",
+    "ServerToolBlockDelta",
     "StreamDelta",
     "TFLScriptDelta",
     "TextDelta",
@@ -72,6 +79,7 @@ __all__ = [
     "UnsupportedContentError",
     "ZhipuChat",
     "create_llm",
+    "model_profile",
     "normalize",
     "portable_id",
     "provider_class",

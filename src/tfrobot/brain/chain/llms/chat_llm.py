@@ -37,13 +37,13 @@ from tfrobot.brain.chain.llms.errors import (
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
 from tfrobot.brain.chain.llms.normalize import normalize_request
-from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta
+from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta, ToolCallDelta
 from tfrobot.brain.chain.llms.tools import SchemaCleaner
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage, UserMessage
 from tfrobot.schema.message.errors import MessageContractError
-from tfrobot.schema.message.llms.llm_requests import LLMMessage, LLMRequestMessages
+from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMMessage, LLMRequestMessages
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.msg_part import MediaPart
 from tfrobot.schema.tool_definition import ToolDefinition
@@ -59,11 +59,22 @@ def clean_nones(value: Any) -> Any:
 
 
 def as_dict(raw: Any) -> dict[str, Any]:
-    """An SDK response object (pydantic) or an already-decoded dict, as a dict."""
+    """An SDK response object (pydantic) or an already-decoded dict, as a dict with the keys the provider
+    sent and no others (`exclude_unset`: the SDK's defaults for absent fields are not added), so that a
+    block kept for replay goes back exactly as it came. A block type newer than the SDK is kept by the SDK
+    in another block class with its fields as extras, which dump right but make pydantic warn that the
+    value does not fit the declared union: expected here, so not warned about."""
     if isinstance(raw, dict):
         return raw
-    dumped: dict[str, Any] = raw.model_dump()
+    dumped: dict[str, Any] = raw.model_dump(exclude_unset=True, warnings=False)
     return dumped
+
+
+def assistant_text(msg: LLMAssistantMessage) -> str | None:
+    """What the assistant said, for APIs without a refusal field: its text, and its refusal after it."""
+    if msg.refusal is None:
+        return msg.content
+    return f"{msg.content}\n\n{msg.refusal}" if msg.content else msg.refusal
 
 
 _PROVIDERS: dict[str, type[ChatLLM]] = {}
@@ -136,13 +147,23 @@ def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
     """`call_id` if it matches `pattern`, else a deterministic replacement that does.
 
     Deterministic (a hash of the original), so the same stored call maps to the same id in every request
-    and a call and its result always agree without any state kept between requests.
+    and a call and its result always agree without any state kept between requests. Tool names go through
+    it too (`ChatLLM.api_tool_name`), which is why a stem the pattern still refuses (Gemini names must not
+    start with a digit) falls back to `_<hash>`.
     """
     if re.fullmatch(pattern, call_id) and len(call_id) <= max_len:
         return call_id
     digest = sha1(call_id.encode()).hexdigest()[:10]
     stem = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[: max_len - len(digest) - 1]
-    return f"{stem}_{digest}"
+    portable = f"{stem}_{digest}"
+    return portable if re.fullmatch(pattern, portable) else f"_{digest}"
+
+
+def _named_back(delta: StreamDelta, names: dict[str, str]) -> StreamDelta:
+    """A streamed call's first delta under the tool's own name when the API saw it mapped."""
+    if isinstance(delta, ToolCallDelta) and delta.name in names:
+        return delta.model_copy(update={"name": names[delta.name]})
+    return delta
 
 
 def _first_of_each_id(msgs: list[BaseMessage]) -> list[BaseMessage]:
@@ -175,6 +196,9 @@ class ChatLLM(BaseModel):
     """The pip extra that installs that SDK (named in the error when it is missing)."""
     sdk_clients: ClassVar[tuple[str, str]] = ("", "")
     """The SDK's sync and async client classes, built by `_make_client`."""
+    tool_name_rule: ClassVar[tuple[str, int] | None] = None
+    """The API's rule for tool names (a pattern every name must match, the longest allowed), or None when it
+    takes any name. Other names are mapped per request (`api_tool_name`) and mapped back in replies."""
 
     model: str = Field(description="The provider's model name, e.g. 'gpt-4o' or 'claude-sonnet-4-5'.")
     api_key: SecretStr | None = Field(default=None, description="API key; the SDK's environment variable if unset.")
@@ -304,6 +328,30 @@ class ChatLLM(BaseModel):
         """`tool.parameters` without `x-*` keys and whatever else this provider rejects."""
         return self.schema_cleaner.clean(tool.parameters)
 
+    def api_tool_name(self, name: str) -> str:
+        """`name` as this API accepts it: itself when it obeys `tool_name_rule`, else a deterministic stand-in
+        (`portable_id`: `drive.weather` -> `drive_weather_<hash>`, `天气` -> `___<hash>`). Adapters send every
+        tool definition, call and result under it, so a name and its calls always agree in a request; the
+        model's calls come back under the tool's own name (`_restore_tool_names`)."""
+        rule = self.tool_name_rule
+        return name if rule is None else portable_id(name, rule[0], rule[1])
+
+    def _api_names(self, tools: Sequence[ToolDefinition] | None) -> dict[str, str]:
+        """The tools whose names this API sees mapped: API name -> the tool's own name."""
+        if not tools or self.tool_name_rule is None:
+            return {}
+        return {api: tool.name for tool in tools if (api := self.api_tool_name(tool.name)) != tool.name}
+
+    @staticmethod
+    def _restore_tool_names(reply: AssistantTextMessage, names: dict[str, str]) -> AssistantTextMessage:
+        """`reply` with its calls of mapped names (`_api_names`) under the tools' own names."""
+        if names and reply.tool_calls:
+            reply.tool_calls = [
+                call.model_copy(update={"name": names[call.name]}) if call.name in names else call
+                for call in reply.tool_calls
+            ]
+        return reply
+
     # ----------------------------------------------------------------------------------- pipeline
     def construct_request_params(
         self,
@@ -334,7 +382,7 @@ class ChatLLM(BaseModel):
         params = self.construct_request_params(current_input, conversation, tools, **options)
         with self._sdk_errors():
             raw = self._send(params)
-        return self.parse_response(raw)
+        return self._restore_tool_names(self.parse_response(raw), self._api_names(tools))
 
     async def agenerate(
         self,
@@ -347,7 +395,7 @@ class ChatLLM(BaseModel):
         params = self.construct_request_params(current_input, conversation, tools, **options)
         with self._sdk_errors():
             raw = await self._asend(params)
-        return self.parse_response(raw)
+        return self._restore_tool_names(self.parse_response(raw), self._api_names(tools))
 
     def stream(
         self,
@@ -358,8 +406,10 @@ class ChatLLM(BaseModel):
     ) -> Iterator[StreamDelta]:
         """Typed deltas of one streamed call; `MessageAssembler` adds them up to the reply."""
         params = self.construct_request_params(current_input, conversation, tools, **options)
+        names = self._api_names(tools)
         with self._sdk_errors():
-            yield from self._send_stream(params)
+            for delta in self._send_stream(params):
+                yield _named_back(delta, names) if names else delta
 
     async def astream(
         self,
@@ -370,9 +420,10 @@ class ChatLLM(BaseModel):
     ) -> AsyncIterator[StreamDelta]:
         """`stream` on the SDK's async client."""
         params = self.construct_request_params(current_input, conversation, tools, **options)
+        names = self._api_names(tools)
         with self._sdk_errors():
             async for delta in self._asend_stream(params):
-                yield delta
+                yield _named_back(delta, names) if names else delta
 
     def generate_streamed(
         self,
