@@ -196,7 +196,7 @@ _assistants = st.builds(
     reasoning_content=st.sampled_from([None, "why"]),
     refusal=st.sampled_from([None, None, "I can't help with that."]),
     server_tool_blocks=st.sampled_from(
-        [[], [], [ServerToolBlock(provider="anthropic", block={"type": "server_tool_use", "id": "s1"}, text_offset=3)]]
+        [(), (), (ServerToolBlock(provider="anthropic", block={"type": "server_tool_use", "id": "s1"}, text_offset=3),)]
     ),
 )
 _results = st.builds(
@@ -373,7 +373,7 @@ def test_a_refusal_or_server_side_blocks_alone_are_a_reply_not_an_empty_message(
         LLMUserMessage(content="q1"),
         LLMAssistantMessage(refusal="I can't help with that."),
         LLMUserMessage(content="q2"),
-        LLMAssistantMessage(server_tool_blocks=[block]),
+        LLMAssistantMessage(server_tool_blocks=(block,)),
     ]
     assert normalize(msgs) == msgs
     assert repair(msgs) == msgs
@@ -385,8 +385,8 @@ def test_merged_assistant_messages_keep_their_server_side_blocks_where_their_tex
     merged = repair(
         [
             LLMUserMessage(content="q"),
-            LLMAssistantMessage(content="one", server_tool_blocks=[first], refusal="no"),
-            LLMAssistantMessage(content="two", server_tool_blocks=[second]),
+            LLMAssistantMessage(content="one", server_tool_blocks=(first,), refusal="no"),
+            LLMAssistantMessage(content="two", server_tool_blocks=(second,)),
         ]
     )[1]
     assert isinstance(merged, LLMAssistantMessage)

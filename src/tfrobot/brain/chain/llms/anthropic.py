@@ -24,6 +24,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     SYSTEM_LABEL,
     ChatLLM,
+    ToolNames,
     as_dict,
     assistant_text,
     attachment_label,
@@ -115,10 +116,11 @@ class AnthropicChat(ChatLLM):
         results: dict[str, dict[str, Any]] = {}
         turns: list[dict[str, Any]] = []
         last_role, last_blocks = "", []  # the turn being built: same-role messages join it
+        names = ToolNames(self)
         for index, msg in enumerate(msgs):
             blocks: list[dict[str, Any]]
             if isinstance(msg, LLMAssistantMessage):
-                role, blocks = "assistant", self._assistant(msg)
+                role, blocks = "assistant", self._assistant(msg, names)
             elif isinstance(msg, LLMUserMessage):
                 role, owner = "user", msg.attachment_of
                 if owner is None:
@@ -202,7 +204,7 @@ class AnthropicChat(ChatLLM):
             return media.media_type in ("application/pdf", "text/plain")
         return media.url is not None or media.media_type in ("image/png", "image/jpeg", "image/gif", "image/webp")
 
-    def _assistant(self, msg: LLMAssistantMessage) -> list[dict[str, Any]]:
+    def _assistant(self, msg: LLMAssistantMessage, names: ToolNames) -> list[dict[str, Any]]:
         blocks: list[dict[str, Any]] = []
         for block in msg.reasoning_blocks:
             if block.provider != self.provider:
@@ -221,13 +223,13 @@ class AnthropicChat(ChatLLM):
                 {
                     "type": "tool_use",
                     "id": portable_id(call.id, ID_PATTERN),
-                    "name": self.api_tool_name(call.name),
+                    "name": names[call.name],
                     "input": call.arguments_object(),
                 }
             )
         return blocks
 
-    def _interleave(self, server: list[ServerToolBlock], text: str, blocks: list[dict[str, Any]]) -> str:
+    def _interleave(self, server: tuple[ServerToolBlock, ...], text: str, blocks: list[dict[str, Any]]) -> str:
         """Append Anthropic's own server-side blocks to `blocks`, each after the text that preceded it when the
         model wrote it (`text_offset`); return the text that follows the last one. A piece of text that is
         only whitespace is not cut off on its own (Anthropic refuses blank text blocks): it joins the next."""

@@ -159,6 +159,22 @@ def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
     return portable if re.fullmatch(pattern, portable) else f"_{digest}"
 
 
+class ToolNames(dict[str, str]):
+    """The API names (`ChatLLM.api_tool_name`) of one request's tool names, each worked out once: a
+    conversation calls the same few tools over and over, and adapters look a name up for every call and
+    result of every request (a hit is one dict lookup; the mapping itself costs ten times that)."""
+
+    __slots__ = ("_map",)
+
+    def __init__(self, llm: ChatLLM) -> None:
+        super().__init__()
+        self._map = llm.api_tool_name
+
+    def __missing__(self, name: str) -> str:
+        api = self[name] = self._map(name)
+        return api
+
+
 def _named_back(delta: StreamDelta, names: dict[str, str]) -> StreamDelta:
     """A streamed call's first delta under the tool's own name when the API saw it mapped."""
     if isinstance(delta, ToolCallDelta) and delta.name in names:

@@ -19,7 +19,14 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, ClassVar, assert_never
 
-from tfrobot.brain.chain.llms.chat_llm import CONSOLE_LABEL, SYSTEM_LABEL, ChatLLM, assistant_text, attachment_label
+from tfrobot.brain.chain.llms.chat_llm import (
+    CONSOLE_LABEL,
+    SYSTEM_LABEL,
+    ChatLLM,
+    ToolNames,
+    assistant_text,
+    attachment_label,
+)
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
 from tfrobot.brain.chain.llms.stream import (
@@ -88,6 +95,7 @@ class GeminiChat(ChatLLM):
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         call_ids = call_ids_of(msgs)
+        names = ToolNames(self)
         contents: list[dict[str, Any]] = []
 
         def add(role: str, parts: list[dict[str, Any]]) -> None:
@@ -109,10 +117,10 @@ class GeminiChat(ChatLLM):
                         parts.insert(0, {"text": attachment_label(msg.attachment_of, msg.attachment_of in call_ids)})
                     add("user", parts)
                 case LLMAssistantMessage():
-                    add("model", self._model_parts(msg, where))
+                    add("model", self._model_parts(msg, where, names))
                 case LLMToolMessage():
                     key = "error" if msg.is_error else "output"
-                    name = self.api_tool_name(msg.name) if msg.name else ""
+                    name = names[msg.name] if msg.name else ""
                     response = {"id": msg.tool_call_id, "name": name, "response": {key: msg.content}}
                     add("user", [{"function_response": response}])
                 case LLMFunctionMessage():
@@ -141,13 +149,12 @@ class GeminiChat(ChatLLM):
                 parts.append({"inline_data": {"data": media.data, "mime_type": media.media_type}})
         return parts
 
-    def _model_parts(self, msg: LLMAssistantMessage, where: str) -> list[dict[str, Any]]:
+    def _model_parts(self, msg: LLMAssistantMessage, where: str, names: ToolNames) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
         if text := assistant_text(msg):
             parts.append({"text": text})
         for call in msg.tool_calls:
-            name = self.api_tool_name(call.name)
-            parts.append({"function_call": {"id": call.id, "name": name, "args": call.arguments_object()}})
+            parts.append({"function_call": {"id": call.id, "name": names[call.name], "args": call.arguments_object()}})
         signature = next(
             (b.signature for b in msg.reasoning_blocks if b.provider == self.provider and b.signature), None
         )

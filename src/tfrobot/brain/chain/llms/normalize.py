@@ -344,5 +344,5 @@ def _merge_assistant(prev: LLMAssistantMessage, msg: LLMAssistantMessage) -> LLM
         reasoning_blocks=[*prev.reasoning_blocks, *msg.reasoning_blocks],
         model=prev.model or msg.model,
         refusal="\n\n".join(r for r in (prev.refusal, msg.refusal) if r) or None,
-        server_tool_blocks=[*prev.server_tool_blocks, *moved],
+        server_tool_blocks=(*prev.server_tool_blocks, *moved),
     )

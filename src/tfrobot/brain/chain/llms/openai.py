@@ -25,6 +25,7 @@ from pydantic import Field
 from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     ChatLLM,
+    ToolNames,
     as_dict,
     assistant_text,
     attachment_label,
@@ -108,13 +109,14 @@ class OpenAIChat(ChatLLM):
         call_ids: set[str] | None = None
         profile = model_profile(params.get("model") or self.model)
         mode = self.reasoning_replay or profile.reasoning_replay or self.default_reasoning_replay
-        replayed = self._replayed(msgs, mode)
-        pad, refusal_field = mode == "tool_turns", profile.refusal_field
+        request = _Request(ToolNames(self), mode == "tool_turns", profile.refusal_field)
+        replay_from, turns = self._replayed(msgs, mode)
         out: list[dict[str, Any]] = []
         append = out.append
         for index, msg in enumerate(msgs):
             if isinstance(msg, LLMAssistantMessage):
-                if (assistant := self._assistant(msg, index in replayed, pad, refusal_field)) is not None:
+                replay = index >= replay_from if turns is None else index in turns
+                if (assistant := self._assistant(msg, replay, request)) is not None:
                     append(assistant)
             elif isinstance(msg, LLMUserMessage):
                 if msg.attachment_of is None and isinstance(msg.content, str) and not msg.name:
@@ -131,21 +133,22 @@ class OpenAIChat(ChatLLM):
             elif isinstance(msg, LLMTFLMessage):
                 append({"role": "user", "content": f"{CONSOLE_LABEL}\n{msg.content}"})
             elif isinstance(msg, LLMFunctionMessage):
-                append({"role": "function", "name": self.api_tool_name(msg.name), "content": msg.content})
+                append({"role": "function", "name": request.names[msg.name], "content": msg.content})
             else:
                 assert_never(msg)
         return out
 
     @staticmethod
-    def _replayed(msgs: list[LLMMessage], mode: ReasoningReplay) -> range | set[int]:
-        """The positions of the assistant messages whose reasoning text `mode` sends back: one membership
-        test per message then, instead of reading the setting each time (a range for a suffix)."""
+    def _replayed(msgs: list[LLMMessage], mode: ReasoningReplay) -> tuple[int, set[int] | None]:
+        """Which assistant messages `mode` sends the reasoning text of: those from a position on (the first
+        value), or, for `tool_turns`, those at the positions of the second: one comparison per message then,
+        instead of reading the setting each time."""
         match mode:
             case "always":
-                return range(len(msgs))
+                return 0, None
             case "tool_loop":  # after the last user turn
                 turns = (i for i, m in enumerate(msgs) if isinstance(m, LLMUserMessage) and m.attachment_of is None)
-                return range(1 + max(turns, default=-1), len(msgs))
+                return 1 + max(turns, default=-1), None
             case "tool_turns":  # every assistant message of a turn that called a tool
                 replayed: set[int] = set()
                 turn: list[int] = []
@@ -160,9 +163,9 @@ class OpenAIChat(ChatLLM):
                         called = called or bool(m.tool_calls)
                 if called:
                     replayed.update(turn)
-                return replayed
+                return len(msgs), replayed
             case "never":
-                return range(0)
+                return len(msgs), None
 
     def _user(self, msg: LLMUserMessage, call_ids: set[str], where: str) -> dict[str, Any]:
         out: dict[str, Any] = {"role": "user"}
@@ -209,32 +212,30 @@ class OpenAIChat(ChatLLM):
             return media.data is not None and media.media_type == "application/pdf"
         return True
 
-    def _assistant(
-        self, msg: LLMAssistantMessage, replay: bool, pad: bool, refusal_field: bool
-    ) -> dict[str, Any] | None:
+    def _assistant(self, msg: LLMAssistantMessage, replay: bool, request: _Request) -> dict[str, Any] | None:
         """The assistant message, or None when nothing of it is for this endpoint (e.g. a reply that
         held only another provider's reasoning blocks: an empty assistant message is a 400). `replay`:
-        whether the replay mode asks for this message's reasoning text (if this provider wrote it); `pad`:
-        send an empty one for a message with tool calls that has none of ours (`tool_turns`); a refusal goes
-        in `refusal` where the model takes that field (`refusal_field`), else as the text."""
-        if msg.refusal is None:
-            out: dict[str, Any] = {"role": "assistant", "content": msg.content}
-        elif refusal_field:
-            out = {"role": "assistant", "content": msg.content, "refusal": msg.refusal}
+        whether the replay mode asks for this message's reasoning text (if this provider wrote it)."""
+        refusal, content = msg.refusal, msg.content
+        if refusal is None:
+            out: dict[str, Any] = {"role": "assistant", "content": content}
+        elif request.refusal_field:
+            out = {"role": "assistant", "content": content, "refusal": refusal}
         else:
-            out = {"role": "assistant", "content": assistant_text(msg)}
+            content = assistant_text(msg)
+            out = {"role": "assistant", "content": content}
         if msg.tool_calls:
-            name = self.api_tool_name
+            names = request.names
             out["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": name(c.name), "arguments": c.arguments}}
+                {"id": c.id, "type": "function", "function": {"name": names[c.name], "arguments": c.arguments}}
                 for c in msg.tool_calls
             ]
         if replay:
             if msg.reasoning_content and provider_of(msg.model) == self.provider:
                 out["reasoning_content"] = msg.reasoning_content
-            elif pad and msg.tool_calls:
+            elif request.pad and msg.tool_calls:
                 out["reasoning_content"] = ""
-        if out["content"] is None and len(out) == 2:
+        if content is None and len(out) == 2:
             return None
         return out
 
@@ -347,6 +348,20 @@ class OpenAIChat(ChatLLM):
             reasoning_tokens=completion_details.get("reasoning_tokens", 0),
             raw=raw,
         )
+
+
+class _Request:
+    """What one request's messages are converted with, worked out once: the tool names as this API sees
+    them; whether a tool-calling message without reasoning of ours gets an empty `reasoning_content`
+    (`tool_turns`: DeepSeek wants the field on every such message); whether a refusal goes in the
+    `refusal` field (the model's profile) or as the text."""
+
+    __slots__ = ("names", "pad", "refusal_field")
+
+    def __init__(self, names: ToolNames, pad: bool, refusal_field: bool) -> None:
+        self.names = names
+        self.pad = pad
+        self.refusal_field = refusal_field
 
 
 class _StreamState:

@@ -201,20 +201,31 @@ class AssistantTextMessage(AssistantMessage):
     model: str | None = Field(default=None, description="Provider and model that answered, e.g. 'openai:gpt-4o'.")
 
     def to_llm_request(self) -> LLMAssistantMessage:
-        content = self.content
-        if self.tfl_scripts:
-            for script in self.tfl_scripts:
+        fields = self.__dict__  # (one attribute read, then dict lookups: this runs for every reply of every request)
+        content = fields["content"]
+        scripts = fields["tfl_scripts"]
+        if scripts:
+            for script in scripts:
                 if script not in content:
                     content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
-        calls, blocks, server = self.tool_calls, self.reasoning_blocks, self.server_tool_blocks
-        return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model, refusal, …
+        calls, blocks = fields["tool_calls"], fields["reasoning_blocks"]
+        server, refusal = fields["server_tool_blocks"], fields["refusal"]
+        if server or refusal is not None:
+            return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model, refusal, …
+                content or None,
+                list(calls) if calls else [],
+                fields["reasoning_content"],
+                list(blocks) if blocks else [],
+                fields["model"],
+                refusal,
+                tuple(server),
+            )
+        return LLMAssistantMessage(  # (the usual reply: the fields after `model` keep their defaults)
             content or None,
             list(calls) if calls else [],
-            self.reasoning_content,
+            fields["reasoning_content"],
             list(blocks) if blocks else [],
-            self.model,
-            self.refusal,
-            list(server) if server else [],
+            fields["model"],
         )
 
 

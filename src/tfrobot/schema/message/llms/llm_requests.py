@@ -106,7 +106,7 @@ class LLMAssistantMessage(BaseLLMMessage):
         ),
     ] = None
     refusal: Annotated[str | None, Field(description="What the model said when it refused to answer.")] = None
-    server_tool_blocks: list[ServerToolBlock] = field(default_factory=list)
+    server_tool_blocks: tuple[ServerToolBlock, ...] = ()  # (a tuple: no default factory to run per message)
 
 
 @dataclass(slots=True)
