@@ -5,7 +5,7 @@ stays fast. `create_llm("openai", model=…)` builds the provider a configuratio
 """
 
 from tfrobot.brain.chain.llms.anthropic import AnthropicChat
-from tfrobot.brain.chain.llms.chat_llm import ChatLLM, create_llm, portable_id, provider_class, providers
+from tfrobot.brain.chain.llms.chat_llm import ChatLLM, create_llm, provider_class, providers
 from tfrobot.brain.chain.llms.doubao import DoubaoChat
 from tfrobot.brain.chain.llms.errors import (
     AuthenticationError,
@@ -24,6 +24,7 @@ from tfrobot.brain.chain.llms.gemini import GeminiChat
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.normalize import normalize
 from tfrobot.brain.chain.llms.openai import OpenAIChat
+from tfrobot.brain.chain.llms.portable import portable_id
 from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.chain.llms.stream import (

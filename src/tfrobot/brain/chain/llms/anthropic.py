@@ -24,15 +24,14 @@ from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     SYSTEM_LABEL,
     ChatLLM,
-    ToolNames,
     as_dict,
     assistant_text,
     attachment_label,
     clean_nones,
     move_to_extra_body,
-    portable_id,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.portable import ToolNames, portable_id
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
@@ -116,7 +115,7 @@ class AnthropicChat(ChatLLM):
         results: dict[str, dict[str, Any]] = {}
         turns: list[dict[str, Any]] = []
         last_role, last_blocks = "", []  # the turn being built: same-role messages join it
-        names = ToolNames(self)
+        names = ToolNames(self.api_tool_name)
         for index, msg in enumerate(msgs):
             blocks: list[dict[str, Any]]
             if isinstance(msg, LLMAssistantMessage):

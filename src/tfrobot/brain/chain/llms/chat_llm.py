@@ -18,11 +18,8 @@ response mapping; it registers itself by being defined, so adding one changes no
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
-from hashlib import sha1
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -37,7 +34,8 @@ from tfrobot.brain.chain.llms.errors import (
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
 from tfrobot.brain.chain.llms.normalize import normalize_request
-from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta, ToolCallDelta
+from tfrobot.brain.chain.llms.portable import named_back, portable_id, restore_tool_names
+from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta
 from tfrobot.brain.chain.llms.tools import SchemaCleaner
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
 from tfrobot.schema.message.base import BaseMessage
@@ -140,46 +138,6 @@ def create_llm(name: str, **settings: Any) -> ChatLLM:
 def providers() -> dict[str, type[ChatLLM]]:
     """A snapshot of the registry: provider name -> class."""
     return dict(_PROVIDERS)
-
-
-@lru_cache(maxsize=65536)  # pure, and called for every call and result of every request
-def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
-    """`call_id` if it matches `pattern`, else a deterministic replacement that does.
-
-    Deterministic (a hash of the original), so the same stored call maps to the same id in every request
-    and a call and its result always agree without any state kept between requests. Tool names go through
-    it too (`ChatLLM.api_tool_name`), which is why a stem the pattern still refuses (Gemini names must not
-    start with a digit) falls back to `_<hash>`.
-    """
-    if re.fullmatch(pattern, call_id) and len(call_id) <= max_len:
-        return call_id
-    digest = sha1(call_id.encode()).hexdigest()[:10]
-    stem = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[: max_len - len(digest) - 1]
-    portable = f"{stem}_{digest}"
-    return portable if re.fullmatch(pattern, portable) else f"_{digest}"
-
-
-class ToolNames(dict[str, str]):
-    """The API names (`ChatLLM.api_tool_name`) of one request's tool names, each worked out once: a
-    conversation calls the same few tools over and over, and adapters look a name up for every call and
-    result of every request (a hit is one dict lookup; the mapping itself costs ten times that)."""
-
-    __slots__ = ("_map",)
-
-    def __init__(self, llm: ChatLLM) -> None:
-        super().__init__()
-        self._map = llm.api_tool_name
-
-    def __missing__(self, name: str) -> str:
-        api = self[name] = self._map(name)
-        return api
-
-
-def _named_back(delta: StreamDelta, names: dict[str, str]) -> StreamDelta:
-    """A streamed call's first delta under the tool's own name when the API saw it mapped."""
-    if isinstance(delta, ToolCallDelta) and delta.name in names:
-        return delta.model_copy(update={"name": names[delta.name]})
-    return delta
 
 
 def _first_of_each_id(msgs: list[BaseMessage]) -> list[BaseMessage]:
@@ -348,7 +306,7 @@ class ChatLLM(BaseModel):
         """`name` as this API accepts it: itself when it obeys `tool_name_rule`, else a deterministic stand-in
         (`portable_id`: `drive.weather` -> `drive_weather_<hash>`, `天气` -> `___<hash>`). Adapters send every
         tool definition, call and result under it, so a name and its calls always agree in a request; the
-        model's calls come back under the tool's own name (`_restore_tool_names`)."""
+        model's calls come back under the tool's own name (`portable.restore_tool_names`)."""
         rule = self.tool_name_rule
         return name if rule is None else portable_id(name, rule[0], rule[1])
 
@@ -357,16 +315,6 @@ class ChatLLM(BaseModel):
         if not tools or self.tool_name_rule is None:
             return {}
         return {api: tool.name for tool in tools if (api := self.api_tool_name(tool.name)) != tool.name}
-
-    @staticmethod
-    def _restore_tool_names(reply: AssistantTextMessage, names: dict[str, str]) -> AssistantTextMessage:
-        """`reply` with its calls of mapped names (`_api_names`) under the tools' own names."""
-        if names and reply.tool_calls:
-            reply.tool_calls = [
-                call.model_copy(update={"name": names[call.name]}) if call.name in names else call
-                for call in reply.tool_calls
-            ]
-        return reply
 
     # ----------------------------------------------------------------------------------- pipeline
     def construct_request_params(
@@ -398,7 +346,7 @@ class ChatLLM(BaseModel):
         params = self.construct_request_params(current_input, conversation, tools, **options)
         with self._sdk_errors():
             raw = self._send(params)
-        return self._restore_tool_names(self.parse_response(raw), self._api_names(tools))
+        return restore_tool_names(self.parse_response(raw), self._api_names(tools))
 
     async def agenerate(
         self,
@@ -411,7 +359,7 @@ class ChatLLM(BaseModel):
         params = self.construct_request_params(current_input, conversation, tools, **options)
         with self._sdk_errors():
             raw = await self._asend(params)
-        return self._restore_tool_names(self.parse_response(raw), self._api_names(tools))
+        return restore_tool_names(self.parse_response(raw), self._api_names(tools))
 
     def stream(
         self,
@@ -425,7 +373,7 @@ class ChatLLM(BaseModel):
         names = self._api_names(tools)
         with self._sdk_errors():
             for delta in self._send_stream(params):
-                yield _named_back(delta, names) if names else delta
+                yield named_back(delta, names) if names else delta
 
     async def astream(
         self,
@@ -439,7 +387,7 @@ class ChatLLM(BaseModel):
         names = self._api_names(tools)
         with self._sdk_errors():
             async for delta in self._asend_stream(params):
-                yield _named_back(delta, names) if names else delta
+                yield named_back(delta, names) if names else delta
 
     def generate_streamed(
         self,

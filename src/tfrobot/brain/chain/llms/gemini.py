@@ -23,12 +23,12 @@ from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     SYSTEM_LABEL,
     ChatLLM,
-    ToolNames,
     assistant_text,
     attachment_label,
 )
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
+from tfrobot.brain.chain.llms.portable import ToolNames
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
@@ -95,7 +95,7 @@ class GeminiChat(ChatLLM):
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         call_ids = call_ids_of(msgs)
-        names = ToolNames(self)
+        names = ToolNames(self.api_tool_name)
         contents: list[dict[str, Any]] = []
 
         def add(role: str, parts: list[dict[str, Any]]) -> None:

@@ -25,7 +25,6 @@ from pydantic import Field
 from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     ChatLLM,
-    ToolNames,
     as_dict,
     assistant_text,
     attachment_label,
@@ -33,6 +32,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     provider_of,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.portable import ToolNames
 from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -109,7 +109,7 @@ class OpenAIChat(ChatLLM):
         call_ids: set[str] | None = None
         profile = model_profile(params.get("model") or self.model)
         mode = self.reasoning_replay or profile.reasoning_replay or self.default_reasoning_replay
-        request = _Request(ToolNames(self), mode == "tool_turns", profile.refusal_field)
+        request = _Request(ToolNames(self.api_tool_name), mode == "tool_turns", profile.refusal_field)
         replay_from, turns = self._replayed(msgs, mode)
         out: list[dict[str, Any]] = []
         append = out.append
