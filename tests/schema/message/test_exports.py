@@ -7,6 +7,7 @@ from tfrobot.schema.message.conversation import message_dto
 
 PUBLIC = [
     "AssistantMessage",
+    "AssistantRefusalMessage",
     "AssistantTextMessage",
     "AttachmentMessage",
     "AudioMessage",

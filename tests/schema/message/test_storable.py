@@ -28,7 +28,7 @@ any_text = st.text(alphabet=st.characters(codec=None, categories=("Cs", "L", "N"
 PLACES: dict[str, Callable[[str], dict[str, Any]]] = {
     "content": lambda t: {"role": "user", "msg_type": "text", "content": t},
     "reasoning": lambda t: {"role": "assistant", "msg_type": "text", "reasoning_content": t},
-    "refusal": lambda t: {"role": "assistant", "msg_type": "text", "refusal": t},
+    "refusal": lambda t: {"role": "assistant", "msg_type": "refusal", "refusal": t},
     "tool arguments": lambda t: {
         "role": "assistant",
         "msg_type": "text",

@@ -4,6 +4,7 @@ from tfrobot.schema.message.base import BaseMessage, Role, content_text, new_msg
 from tfrobot.schema.message.console import ConsoleResult
 from tfrobot.schema.message.conversation.message_dto import (
     AssistantMessage,
+    AssistantRefusalMessage,
     AssistantTextMessage,
     AttachmentMessage,
     AudioMessage,
@@ -52,6 +53,7 @@ __all__ = [
     "DEFAULT_TAG",
     "TRACE_META_KEY",
     "AssistantMessage",
+    "AssistantRefusalMessage",
     "AssistantTextMessage",
     "AttachmentMessage",
     "AudioMessage",

@@ -34,7 +34,14 @@ from tfrobot.brain.chain.llms import (
     ToolCallDelta,
     ToolDefinition,
 )
-from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
+from tfrobot.schema.message import (
+    AssistantRefusalMessage,
+    AssistantTextMessage,
+    BaseMessage,
+    TextMessage,
+    ToolCall,
+    ToolReturn,
+)
 
 COMPLETION: dict[str, Any] = {
     "id": "chatcmpl-1",
@@ -308,6 +315,7 @@ def test_a_recorded_refusal_is_kept_and_replayed_the_way_each_api_takes_it(name:
     chat = replay_llm("openai", Recorder(), interactions, model="gpt-4o-2024-08-06")
     question = TextMessage(content="How do I make anthrax?")
     reply = chat.generate_streamed(question) if "sse" in interactions[0] else chat.generate(question)
+    assert type(reply) is AssistantRefusalMessage
     assert (reply.content, reply.refusal, reply.finish_reason) == ("", refusal, "refusal")
 
     follow_up = TextMessage(content="Why not?")

@@ -41,6 +41,7 @@ from tfrobot.brain.chain.llms.stream import (
     TextDelta,
     ToolCallDelta,
     reasoning_text,
+    reply_message,
 )
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
@@ -367,12 +368,12 @@ class AnthropicChat(ChatLLM):
                     )
                 case _:  # executed by Anthropic (server tools, MCP) or unknown: kept for replay
                     server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
-        return AssistantTextMessage(
+        return reply_message(
+            _refusal(data),
             content="".join(text),
             reasoning_content=reasoning_text(blocks),
             reasoning_blocks=blocks,
             server_tool_blocks=server,
-            refusal=_refusal(data),
             tool_calls=calls or None,
             finish_reason=_finish_reason(data.get("stop_reason")),
             usage=self._usage(clean_nones(data.get("usage") or {})),

@@ -10,7 +10,7 @@ Reasoning: OpenAI never takes reasoning back. OpenAI-shaped vendors that return 
 `reasoning_replay` overrides; the text is sent only to the provider that wrote it.
 
 Refusals: OpenAI answers a request it will not serve with `refusal` (content null, finish reason `stop`);
-it is kept as `AssistantTextMessage.refusal` with the finish reason `refusal`, and sent back in the
+it is an `AssistantRefusalMessage` (its `refusal`, the finish reason `refusal`), and is sent back in the
 `refusal` field to OpenAI's own models, as the assistant's text elsewhere.
 """
 
@@ -41,6 +41,7 @@ from tfrobot.brain.chain.llms.stream import (
     StreamDelta,
     TextDelta,
     ToolCallDelta,
+    reply_message,
 )
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
@@ -325,10 +326,10 @@ class OpenAIChat(ChatLLM):
             for c in message.get("tool_calls") or ()
         ]
         refusal = message.get("refusal") or None
-        return AssistantTextMessage(
+        return reply_message(
+            refusal,
             content=message.get("content") or "",
             reasoning_content=message.get("reasoning_content") or None,
-            refusal=refusal,
             tool_calls=calls or None,
             finish_reason=_finish_reason(choice.get("finish_reason"), refusal is not None),
             usage=self._usage(data.get("usage")),

@@ -6,11 +6,11 @@ so a streamed reply and a non-streamed one are built by the same rules (tested t
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
+from tfrobot.schema.message.conversation.message_dto import AssistantRefusalMessage, AssistantTextMessage
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.tool import ToolCall
 
@@ -101,6 +101,14 @@ StreamDelta: TypeAlias = Annotated[
 """Any streaming delta, dispatched on `type`."""
 
 
+def reply_message(refusal: str | None, **fields: Any) -> AssistantTextMessage:
+    """The message of one reply: an `AssistantRefusalMessage` when the provider refused (`refusal`), else an
+    `AssistantTextMessage`; the same for a streamed reply and a plain one."""
+    if refusal is not None:
+        return AssistantRefusalMessage(refusal=refusal, **fields)
+    return AssistantTextMessage(**fields)
+
+
 def reasoning_text(blocks: list[ReasoningBlock]) -> str | None:
     """The display text of native reasoning blocks (`reasoning_content` of providers that send blocks)."""
     return "\n\n".join(b.text for b in blocks if b.text) or None
@@ -161,11 +169,11 @@ class MessageAssembler:
             for _, c in sorted(self._calls.items())
         ]
         finish = self._finish or FinishDelta()
-        return AssistantTextMessage(
+        return reply_message(
+            "".join(self._refusal) or None,
             content="".join(self._text),
             reasoning_content="".join(self._reasoning) or reasoning_text(blocks),
             reasoning_blocks=blocks,
-            refusal="".join(self._refusal) or None,
             server_tool_blocks=self._server,
             tool_calls=calls or None,
             tfl_scripts=self._scripts or None,

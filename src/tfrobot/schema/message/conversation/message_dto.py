@@ -8,6 +8,7 @@ there is no list of classes to edit (see `tfrobot.schema.message.discriminator`)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Annotated, Literal, TypeAlias
 
 from pydantic import AnyUrl, Field
@@ -30,6 +31,7 @@ from tfrobot.schema.users import BaseUser
 __all__ = [
     "DEFAULT_TAG",
     "AssistantMessage",
+    "AssistantRefusalMessage",
     "AssistantTextMessage",
     "AttachmentMessage",
     "AudioMessage",
@@ -163,10 +165,6 @@ class AssistantMessage(BaseMessage):
     role: Literal["assistant"] = "assistant"
 
 
-def _is_none(value: object) -> bool:
-    return value is None
-
-
 def _is_empty(value: list[ServerToolBlock]) -> bool:
     return not value
 
@@ -181,18 +179,9 @@ class AssistantTextMessage(AssistantMessage):
         default_factory=list,
         description="Native reasoning blocks with signatures, for replay to their provider.",
     )
-    # The two fields below came after v1: they are left out of a dump when empty, so that a reply without them
-    # is stored exactly as v1 stored it (the v1 corpus round-trips byte for byte).
-    refusal: str | None = Field(
-        default=None,
-        exclude_if=_is_none,
-        description="The refusal to answer, as the provider gave it (OpenAI: the model's `refusal`; Anthropic: the "
-        "`stop_details.explanation` of a `refusal` stop); `finish_reason` is then 'refusal'. Kept apart from "
-        "`content` so that a refusal is never mistaken for an answer, nor dropped as an empty reply.",
-    )
     server_tool_blocks: list[ServerToolBlock] = Field(
         default_factory=list,
-        exclude_if=_is_empty,
+        exclude_if=_is_empty,  # (came after v1: a reply without any is stored exactly as v1 stored it)
         description="Tool calls and results the provider executed on its side (web search, code execution, MCP), "
         "kept for replay to that provider; never executed by us.",
     )
@@ -208,16 +197,15 @@ class AssistantTextMessage(AssistantMessage):
             for script in scripts:
                 if script not in content:
                     content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
-        calls, blocks = fields["tool_calls"], fields["reasoning_blocks"]
-        server, refusal = fields["server_tool_blocks"], fields["refusal"]
-        if server or refusal is not None:
+        calls, blocks, server = fields["tool_calls"], fields["reasoning_blocks"], fields["server_tool_blocks"]
+        if server:
             return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model, refusal, …
                 content or None,
                 list(calls) if calls else [],
                 fields["reasoning_content"],
                 list(blocks) if blocks else [],
                 fields["model"],
-                refusal,
+                None,
                 tuple(server),
             )
         return LLMAssistantMessage(  # (the usual reply: the fields after `model` keep their defaults)
@@ -227,6 +215,25 @@ class AssistantTextMessage(AssistantMessage):
             list(blocks) if blocks else [],
             fields["model"],
         )
+
+
+class AssistantRefusalMessage(AssistantTextMessage):
+    """A reply in which the model refused to answer: OpenAI's `refusal` (content null, finish reason `stop` on
+    the wire), or Anthropic's `refusal` stop. `finish_reason` is 'refusal'.
+
+    Its own kind rather than a field of every reply: the refusal is never mistaken for an answer, nor dropped
+    as an empty one, and the replies that did answer carry no extra field (every field of a message costs
+    each request that reads the conversation back)."""
+
+    msg_type: Literal["refusal"] = "refusal"  # type: ignore[assignment]  # (a kind of its own: its own tag)
+    refusal: str = Field(
+        description="The refusal as the provider gave it: the model's words (OpenAI) or the explanation of the "
+        "refusal stop (Anthropic)."
+    )
+    finish_reason: str | None = Field(default="refusal", description="Why generation stopped: 'refusal'.")
+
+    def to_llm_request(self) -> LLMAssistantMessage:
+        return replace(super().to_llm_request(), refusal=self.refusal)
 
 
 def _history_parts(messages: Sequence[BaseMessage]) -> list[MsgPart]:
