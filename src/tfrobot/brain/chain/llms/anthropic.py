@@ -213,10 +213,10 @@ class AnthropicChat(ChatLLM):
                 blocks.append({"type": "redacted_thinking", "data": block.data or ""})
             else:
                 blocks.append({"type": "thinking", "thinking": block.text, "signature": block.signature or ""})
-        text = assistant_text(msg) or ""
+        text = msg.content if msg.refusal is None else assistant_text(msg)  # (never blank: see normalize.py)
         if msg.server_tool_blocks:
-            text = self._interleave(msg.server_tool_blocks, text, blocks)
-        if text and not text.isspace():
+            text = self._interleave(msg.server_tool_blocks, text or "", blocks)
+        if text:
             blocks.append(_text(text))
         for call in msg.tool_calls:
             blocks.append(
@@ -229,10 +229,11 @@ class AnthropicChat(ChatLLM):
             )
         return blocks
 
-    def _interleave(self, server: tuple[ServerToolBlock, ...], text: str, blocks: list[dict[str, Any]]) -> str:
+    def _interleave(self, server: tuple[ServerToolBlock, ...], text: str, blocks: list[dict[str, Any]]) -> str | None:
         """Append Anthropic's own server-side blocks to `blocks`, each after the text that preceded it when the
-        model wrote it (`text_offset`); return the text that follows the last one. A piece of text that is
-        only whitespace is not cut off on its own (Anthropic refuses blank text blocks): it joins the next."""
+        model wrote it (`text_offset`); return the text that follows the last one (None when blank). A piece
+        of text that is only whitespace is not cut off on its own (Anthropic refuses blank text blocks): it
+        joins the next."""
         start = 0
         for item in server:
             if item.provider != self.provider:
@@ -243,7 +244,8 @@ class AnthropicChat(ChatLLM):
                 blocks.append(_text(piece))
                 start = cut
             blocks.append(dict(item.block))
-        return text[start:]
+        rest = text[start:]
+        return None if rest.isspace() else rest
 
     # ----------------------------------------------------------------------------------- Phase 6
     def _assemble_api_request(

@@ -110,14 +110,13 @@ class OpenAIChat(ChatLLM):
         call_ids: set[str] | None = None
         profile = model_profile(params.get("model") or self.model)
         mode = self.reasoning_replay or profile.reasoning_replay or self.default_reasoning_replay
-        request = _Request(ToolNames(self.api_tool_name), mode == "tool_turns", profile.refusal_field)
         replay_from, turns = self._replayed(msgs, mode)
+        request = _Request(ToolNames(self.api_tool_name), turns, profile.refusal_field)
         out: list[dict[str, Any]] = []
         append = out.append
         for index, msg in enumerate(msgs):
             if isinstance(msg, LLMAssistantMessage):
-                replay = index >= replay_from if turns is None else index in turns
-                if (assistant := self._assistant(msg, replay, request)) is not None:
+                if (assistant := self._assistant(msg, index >= replay_from, request)) is not None:
                     append(assistant)
             elif isinstance(msg, LLMUserMessage):
                 if msg.attachment_of is None and isinstance(msg.content, str) and not msg.name:
@@ -141,9 +140,9 @@ class OpenAIChat(ChatLLM):
 
     @staticmethod
     def _replayed(msgs: list[LLMMessage], mode: ReasoningReplay) -> tuple[int, set[int] | None]:
-        """Which assistant messages `mode` sends the reasoning text of: those from a position on (the first
-        value), or, for `tool_turns`, those at the positions of the second: one comparison per message then,
-        instead of reading the setting each time."""
+        """Which assistant messages `mode` sends the reasoning text of: those from a position on (one
+        comparison per message then, instead of reading the setting each time), and for `tool_turns` only
+        those among them (all, from 0) of a turn that called a tool (the second value: their `id()`s)."""
         match mode:
             case "always":
                 return 0, None
@@ -154,17 +153,17 @@ class OpenAIChat(ChatLLM):
                 replayed: set[int] = set()
                 turn: list[int] = []
                 called = False
-                for i, m in enumerate(msgs):
+                for m in msgs:
                     if isinstance(m, LLMUserMessage) and m.attachment_of is None:
                         if called:
                             replayed.update(turn)
                         turn, called = [], False
                     elif isinstance(m, LLMAssistantMessage):
-                        turn.append(i)
+                        turn.append(id(m))
                         called = called or bool(m.tool_calls)
                 if called:
                     replayed.update(turn)
-                return len(msgs), replayed
+                return 0, replayed
             case "never":
                 return len(msgs), None
 
@@ -217,24 +216,25 @@ class OpenAIChat(ChatLLM):
         """The assistant message, or None when nothing of it is for this endpoint (e.g. a reply that
         held only another provider's reasoning blocks: an empty assistant message is a 400). `replay`:
         whether the replay mode asks for this message's reasoning text (if this provider wrote it)."""
-        refusal, content = msg.refusal, msg.content
-        if refusal is None:
+        content = msg.content
+        if msg.refusal is None:
             out: dict[str, Any] = {"role": "assistant", "content": content}
         elif request.refusal_field:
-            out = {"role": "assistant", "content": content, "refusal": refusal}
+            out = {"role": "assistant", "content": content, "refusal": msg.refusal}
         else:
             content = assistant_text(msg)
             out = {"role": "assistant", "content": content}
         if msg.tool_calls:
             names = request.names
-            out["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": names[c.name], "arguments": c.arguments}}
-                for c in msg.tool_calls
-            ]
-        if replay:
+            calls = out["tool_calls"] = []
+            for c in msg.tool_calls:  # (a loop: a comprehension reading `names` would build a closure per message)
+                calls.append(
+                    {"id": c.id, "type": "function", "function": {"name": names[c.name], "arguments": c.arguments}}
+                )
+        if replay and (request.turns is None or id(msg) in request.turns):
             if msg.reasoning_content and provider_of(msg.model) == self.provider:
                 out["reasoning_content"] = msg.reasoning_content
-            elif request.pad and msg.tool_calls:
+            elif request.turns is not None and msg.tool_calls:
                 out["reasoning_content"] = ""
         if content is None and len(out) == 2:
             return None
@@ -353,15 +353,15 @@ class OpenAIChat(ChatLLM):
 
 class _Request:
     """What one request's messages are converted with, worked out once: the tool names as this API sees
-    them; whether a tool-calling message without reasoning of ours gets an empty `reasoning_content`
-    (`tool_turns`: DeepSeek wants the field on every such message); whether a refusal goes in the
-    `refusal` field (the model's profile) or as the text."""
+    them; for `tool_turns`, the assistant messages (`id()`) of the turns that called a tool, whose messages
+    with tool calls but no reasoning of ours get an empty `reasoning_content` (DeepSeek wants the field on
+    every such message); whether a refusal goes in the `refusal` field (the model's profile) or as text."""
 
-    __slots__ = ("names", "pad", "refusal_field")
+    __slots__ = ("names", "refusal_field", "turns")
 
-    def __init__(self, names: ToolNames, pad: bool, refusal_field: bool) -> None:
+    def __init__(self, names: ToolNames, turns: set[int] | None, refusal_field: bool) -> None:
         self.names = names
-        self.pad = pad
+        self.turns = turns
         self.refusal_field = refusal_field
 
 
