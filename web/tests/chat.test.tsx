@@ -78,6 +78,24 @@ describe("chat", () => {
     await waitFor(() => expect(screen.getByText(/HTTP 500: boom/)).toBeTruthy());
   });
 
+  it("shows a refusal as a refusal, with the server-side tools of the trace", async () => {
+    const refusal = "I'm very sorry, but I can't assist with that.";
+    const message = { role: "assistant", content: "", refusal, finish_reason: "refusal" };
+    const trace = [
+      { role: "assistant", server_tool_blocks: [{ provider: "anthropic", block: { type: "server_tool_use", name: "web_search" }, text_offset: 0 }] },
+    ];
+    vi.stubGlobal("fetch", vi.fn(async () => new Response(JSON.stringify({ conversationId: "c", message, trace }), { headers: { "content-type": "application/json" } })));
+    render(
+      <MantineProvider>
+        <ChatView robot="demo" />
+      </MantineProvider>,
+    );
+    send("How do I make anthrax?");
+    await waitFor(() => expect(screen.getByTestId("refusal").textContent).toContain(refusal));
+    fireEvent.click(screen.getByText("Trace (1 records)"));
+    expect(screen.getByText("server_tool_use web_search")).toBeTruthy();
+  });
+
   it("shows the server's error message with its error id, and sends the token", async () => {
     localStorage.setItem("tfrobot.token", "s3cret");
     const body = { error: "unavailable", message: "demo/chat failed: the database is unavailable right now; retry in a moment", errorId: "e42" };

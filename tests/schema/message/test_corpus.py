@@ -34,7 +34,7 @@ def _load(case: dict[str, Any]) -> BaseMessage:
     return msg
 
 
-@pytest.mark.parametrize("case", _cases("v1") + _cases("v2"))
+@pytest.mark.parametrize("case", [*_cases("v1"), *_cases("v2")])
 def test_v1_and_v2_records_round_trip_byte_for_byte(case: dict[str, Any]) -> None:
     msg = _load(case)
     assert json.loads(msg.model_dump_json()) == case["record"]

@@ -7,6 +7,7 @@ from tfrobot.schema.message.conversation import message_dto
 
 PUBLIC = [
     "AssistantMessage",
+    "AssistantRefusalMessage",
     "AssistantTextMessage",
     "AttachmentMessage",
     "AudioMessage",
@@ -41,6 +42,7 @@ PUBLIC = [
     "MultiPartMessage",
     "ReasoningBlock",
     "Role",
+    "ServerToolBlock",
     "TRACE_META_KEY",
     "TextMessage",
     "TextUserMsgPart",

@@ -57,6 +57,8 @@ export interface Turn {
   user: string;
   confirms?: Confirmation[];
   reply: string;
+  /** The model refused (finish reason `refusal`): what it or its provider said instead of an answer. */
+  refusal?: string;
   trace: Rec[];
   request?: unknown;
   error?: string;
@@ -185,6 +187,16 @@ export function TraceRecord(props: { record: Rec }) {
   if (reasoning) out.push(<TraceStep key="reasoning" kind="reasoning" body={toText(reasoning)} />);
   const text = contentText(r.content);
   if (text && role !== "tool" && role !== "console") out.push(<TraceStep key="text" kind={role || "message"} body={text} />);
+  const refusal = pick(r, "refusal");
+  if (refusal) out.push(<TraceStep key="refusal" kind="refusal" body={toText(refusal)} />);
+  const server = pick(r, "serverToolBlocks", "server_tool_blocks");
+  if (Array.isArray(server)) {
+    server.forEach((s: Rec, i) => {
+      const block = (s.block ?? {}) as Rec;
+      const what = [block.type, block.name].filter((v) => typeof v === "string").join(" ");
+      out.push(<TraceStep key={`srv${i}`} kind={`server tool (${toText(s.provider)})`} body={what} code />);
+    });
+  }
   const calls = pick(r, "toolCalls", "tool_calls");
   if (Array.isArray(calls)) {
     calls.forEach((c: Rec, i) => out.push(<TraceStep key={`call${i}`} kind="tool call" body={`${toText(c.name)}(${toText(c.arguments)})`} code />));
@@ -271,7 +283,9 @@ export function ChatView(props: { robot: string }) {
     if (typeof body.conversationId === "string") setConversationId(body.conversationId);
     const msg = (body.message && typeof body.message === "object" ? body.message : {}) as Rec;
     const reply = contentText(msg.content ?? body.message ?? body.reply);
-    update(i, { reply, trace: Array.isArray(body.trace) ? (body.trace as Rec[]) : [], request: body.request, streaming: false });
+    const refused = pick(msg, "refusal") ?? (pick(msg, "finishReason", "finish_reason") === "refusal" ? "" : undefined);
+    const refusal = refused === undefined ? undefined : toText(refused) || "The model refused to answer.";
+    update(i, { reply, refusal, trace: Array.isArray(body.trace) ? (body.trace as Rec[]) : [], request: body.request, streaming: false });
   };
 
   const send = async () => {
@@ -335,6 +349,11 @@ export function ChatView(props: { robot: string }) {
             />
           ))}
           {t.failure && <FailureNotice failure={t.failure} />}
+          {t.refusal !== undefined && (
+            <Alert color="yellow" title="Refused" data-testid="refusal">
+              {t.refusal}
+            </Alert>
+          )}
           {t.error && <Alert color="red">{t.error}</Alert>}
           {(t.trace.length > 0 || t.request !== undefined) && (
             <Accordion variant="contained" mt="xs">

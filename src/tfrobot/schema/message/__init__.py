@@ -5,6 +5,7 @@ from tfrobot.schema.message.console import ConsoleResult
 from tfrobot.schema.message.conversation.failure import TurnFailure
 from tfrobot.schema.message.conversation.message_dto import (
     AssistantMessage,
+    AssistantRefusalMessage,
     AssistantTextMessage,
     AttachmentMessage,
     AudioMessage,
@@ -34,6 +35,7 @@ from tfrobot.schema.message.llms import (
     LLMToolMessage,
     LLMUserMessage,
     ReasoningBlock,
+    ServerToolBlock,
     Usage,
 )
 from tfrobot.schema.message.msg_part import (
@@ -52,6 +54,7 @@ __all__ = [
     "DEFAULT_TAG",
     "TRACE_META_KEY",
     "AssistantMessage",
+    "AssistantRefusalMessage",
     "AssistantTextMessage",
     "AttachmentMessage",
     "AudioMessage",
@@ -85,6 +88,7 @@ __all__ = [
     "MultiPartMessage",
     "ReasoningBlock",
     "Role",
+    "ServerToolBlock",
     "TextMessage",
     "TextUserMsgPart",
     "ToolCall",

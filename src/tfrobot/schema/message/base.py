@@ -15,7 +15,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Self, TypeAlias, cast
 
-from pydantic import AnyUrl, BaseModel, ConfigDict, Field, GetCoreSchemaHandler, JsonValue
+from pydantic import (
+    AnyUrl,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    JsonValue,
+    ValidationInfo,
+    model_validator,
+)
 from pydantic._internal._namespace_utils import MappingNamespace
 from pydantic_core import CoreSchema
 
@@ -31,6 +40,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMUserMessage,
 )
 from tfrobot.schema.message.msg_part import MsgPart
+from tfrobot.schema.message.storable import check_storable
 from tfrobot.schema.message.tool import FunctionCall, FunctionReturn, ToolCall, ToolReturn
 from tfrobot.schema.types import AttributeValue
 from tfrobot.schema.users import BaseGroup, BaseUser
@@ -38,12 +48,14 @@ from tfrobot.schema.users import BaseGroup, BaseUser
 Role: TypeAlias = Literal["system", "user", "assistant", "function", "tool", "console"]
 
 MessageContent: TypeAlias = (
-    str | Path | AnyUrl | BaseUser | MsgPart | Sequence["BaseMessage"] | Sequence[MsgPart] | JsonValue | None
+    str | JsonValue | Path | AnyUrl | BaseUser | MsgPart | Sequence["BaseMessage"] | Sequence[MsgPart] | None
 )
 """What `content` may hold; each subclass narrows it (seed: "子类通过泛型收窄").
 
-Tried left to right; the last choice, any JSON value, lets the fallback class keep the content of a
-record whose kind a newer version introduced."""
+Tried left to right, and plain JSON data comes second, right after text: so the fallback class keeps the
+content of a record whose kind a newer version introduced exactly as it came (a dict that happens to have
+a `uid` stays a dict, it does not turn into a `BaseUser` with added keys), while objects built in Python
+(a `BaseUser`, a part, nested messages) match no JSON value and keep their own types."""
 
 
 def now_ms() -> int:
@@ -128,6 +140,14 @@ class BaseMessage(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         register(cls)
+
+    @model_validator(mode="after")
+    def _storable(self, info: ValidationInfo) -> Self:
+        """Refuse text that could never be stored (a lone surrogate: `storable.py`) where it enters, not at
+        `sync_msg` after a whole turn. Only Python input is checked: JSON input cannot hold one."""
+        if info.mode == "python":
+            check_storable(self)
+        return self
 
     def to_llm_request(self) -> LLMMessage | list[LLMMessage]:
         """Convert to the provider-neutral LLM format (see the module docstring for the contract)."""

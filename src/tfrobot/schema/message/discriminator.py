@@ -197,13 +197,24 @@ def has_descendants(cls: type[BaseMessage]) -> bool:
     return any(sub is not cls and issubclass(sub, cls) for sub in _REGISTRY.values())
 
 
+_VALIDATOR_WRAPPERS: Final = frozenset({"function-after", "function-before", "function-wrap"})
+
+
+def _model_class(node: CoreSchema) -> Any:
+    """The class of the model `node` defines, seen through model validators (a model with one is a
+    function node that carries the ref and wraps the model node); None when it defines no model."""
+    while node.get("type") in _VALIDATOR_WRAPPERS:
+        node = cast(CoreSchema, node.get("schema"))
+    return node.get("cls") if node.get("type") == "model" else None
+
+
 def _model_ref(schema: CoreSchema, cls: type[Any]) -> str:
     """The definition ref of `cls`'s model node in its own built schema."""
     nodes = [schema]
     if schema["type"] == "definitions":
         nodes = [schema["schema"], *schema["definitions"]]
     for node in nodes:
-        if node.get("type") == "model" and node.get("cls") is cls:
+        if "ref" in node and _model_class(node) is cls:
             return str(node["ref"])
     raise AssertionError(f"no model node for {cls.__qualname__} in its own core schema")
 
@@ -211,8 +222,8 @@ def _model_ref(schema: CoreSchema, cls: type[Any]) -> str:
 def _dispatching_class(node: CoreSchema) -> type[BaseMessage] | None:
     """The message class whose public ref `node` defines, if that class dispatches to descendants."""
     owner = _UNION_REFS.get(str(node.get("ref")))
-    if owner is None and node.get("type") == "model":
-        owner = node.get("cls")
+    if owner is None:
+        owner = _model_class(node)
     if owner is not None and owner in _MESSAGE_CLASSES and has_descendants(owner):
         return owner
     return None

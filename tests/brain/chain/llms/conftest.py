@@ -263,3 +263,52 @@ def x_keywords(schema: Any, path: str = "$") -> list[str]:
         for i, item in enumerate(schema):
             found.extend(x_keywords(item, f"{path}[{i}]"))
     return found
+
+
+# ------------------------------------------------------------------------------------------------ recordings
+RECORDINGS = Path(__file__).parent / "recordings"
+"""Real traffic of the providers' APIs (recordings/README.md says where each file came from)."""
+
+HTTP_MODULES = {"anthropic": "httpx2", "openai": "httpx2", "deepseek": "httpx2"}
+"""The HTTP client module of each provider's SDK: httpx2 for openai/anthropic, httpx for the others."""
+
+
+def recording(name: str) -> list[dict[str, Any]]:
+    """The interactions of `recordings/<name>.json`: each a recorded `request` body (or None), the response's
+    `status` and its body, `json` or `sse` (the event stream's text as it came)."""
+    interactions: list[dict[str, Any]] = json.loads((RECORDINGS / f"{name}.json").read_text())["interactions"]
+    return interactions
+
+
+def recording_names() -> list[str]:
+    """Every recording, as `<provider>/<name>`."""
+    return sorted(str(p.relative_to(RECORDINGS).with_suffix("")) for p in RECORDINGS.glob("*/*.json"))
+
+
+def replaying(interactions: list[dict[str, Any]]) -> Callable[[dict[str, Any]], tuple[int, Any, dict[str, str]]]:
+    """A `respond` for `handler`: the recorded responses in order, one per request (an extra request fails)."""
+    queue = iter(interactions)
+
+    def respond(body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        answer = next(queue)
+        return answer["status"], answer["sse"] if "sse" in answer else answer["json"], {}
+
+    return respond
+
+
+def replay_llm(provider: str, recorder: Recorder, interactions: list[dict[str, Any]], **settings: Any) -> Any:
+    """The provider's `ChatLLM` on its official SDK, answered by the recorded responses (`deepseek` is
+    `OpenAIChat` on DeepSeek's endpoint)."""
+    import importlib
+
+    from tfrobot.brain.chain.llms import AnthropicChat, DoubaoChat, GeminiChat, OpenAIChat, ZhipuChat
+
+    module = importlib.import_module(HTTP_MODULES.get(provider, "httpx"))
+    client = module.Client(transport=module.MockTransport(handler(recorder, replaying(interactions), module)))
+    if provider == "gemini":
+        return GeminiChat(api_key="g-test", http_client=client, **settings)
+    classes = {"anthropic": AnthropicChat, "openai": OpenAIChat, "deepseek": OpenAIChat, "zhipu": ZhipuChat,
+               "doubao": DoubaoChat}  # fmt: skip
+    if provider == "deepseek":
+        settings.setdefault("base_url", "https://api.deepseek.com")
+    return classes[provider](api_key="key.secret", max_retries=0, http_client=client, **settings)

@@ -17,6 +17,8 @@ from tests.brain.chain.llms.conftest import (
     conversation,
     current_turn,
     handler,
+    recording,
+    replay_llm,
     sse,
     x_keywords,
 )
@@ -29,6 +31,7 @@ from tfrobot.brain.chain.llms import (
     RateLimitError,
     ReasoningBlockDelta,
 )
+from tfrobot.brain.chain.llms.chat_llm import clean_nones
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ReasoningBlock, TextMessage
 
 USAGE = {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 40, "cache_creation_input_tokens": 10}
@@ -263,3 +266,97 @@ async def test_async_generate_and_stream() -> None:
         assembler.add(delta)
     skip = {"msg_id", "create_ts"}
     assert assembler.message().model_dump(exclude=skip) == plain.model_dump(exclude=skip)
+
+
+# ------------------------------------------------------------------------------------------------ recordings
+def _response_blocks(interaction: dict[str, Any]) -> list[dict[str, Any]]:
+    """The content blocks of a recorded reply: the JSON body's, or the stream's blocks put together as the
+    API documents it (`content_block_start`, then its deltas)."""
+    if "json" in interaction:
+        blocks: list[dict[str, Any]] = interaction["json"]["content"]
+        return blocks
+    out: dict[int, dict[str, Any]] = {}
+    partial: dict[int, str] = {}
+    for line in interaction["sse"].splitlines():
+        if not line.startswith("data: "):
+            continue
+        event = json.loads(line[6:])
+        if event["type"] == "content_block_start":
+            out[event["index"]] = dict(event["content_block"])
+        elif event["type"] == "content_block_delta":
+            block, delta = out[event["index"]], event["delta"]
+            if delta["type"] == "text_delta":
+                block["text"] += delta["text"]
+            elif delta["type"] == "input_json_delta":
+                partial[event["index"]] = partial.get(event["index"], "") + delta["partial_json"]
+    for index, text in partial.items():
+        if text:
+            out[index]["input"] = json.loads(text)
+    return [out[i] for i in sorted(out)]
+
+
+SERVER_SIDE = [
+    "anthropic/web_search",
+    "anthropic/web_search_stream",
+    "anthropic/web_fetch",
+    "anthropic/web_fetch_stream",
+    "anthropic/code_execution",
+    "anthropic/code_execution_stream",
+    "anthropic/text_editor_code_execution",
+    "anthropic/text_editor_code_execution_stream",
+    "anthropic/mcp",
+    "anthropic/mcp_stream",
+    "anthropic/advisor",
+    "anthropic/advisor_stream",
+]
+
+
+@pytest.mark.parametrize("name", SERVER_SIDE)
+def test_recorded_server_side_blocks_are_kept_as_they_came_and_replayed_where_they_came(name: str) -> None:
+    """Regression (#14, defect 2): server-side and MCP tool blocks became tool calls with an empty id and
+    name (streamed) or vanished (not streamed), so the next request replayed a broken turn."""
+    interactions = recording(name)
+    recorder = Recorder()
+    chat = replay_llm("anthropic", recorder, [interactions[0]], model="claude-sonnet-4-6")
+    question = TextMessage(content="Go.")
+    reply = chat.generate_streamed(question) if "sse" in interactions[0] else chat.generate(question)
+    assert reply.tool_calls is None  # nothing for us to run
+    recorded = [b for b in _response_blocks(interactions[0]) if b["type"] not in ("thinking", "redacted_thinking")]
+    assert [b.block for b in reply.server_tool_blocks] == [b for b in recorded if b["type"] != "text"]
+
+    payload = chat.construct_request_params(TextMessage(content="And then?"), [question, reply])
+    replayed = [b for b in payload["messages"][1]["content"] if b["type"] not in ("thinking", "redacted_thinking")]
+    # The same blocks in the same order, the text between them where it was (adjacent text blocks, split by
+    # citations, come back joined).
+    expected: list[dict[str, Any]] = []
+    for block in recorded:
+        if block["type"] == "text" and expected and expected[-1]["type"] == "text":
+            expected[-1] = {"type": "text", "text": expected[-1]["text"] + block["text"]}
+        else:
+            expected.append({"type": "text", "text": block["text"]} if block["type"] == "text" else block)
+    assert replayed == [b for b in expected if b["type"] != "text" or b["text"].strip()]
+    follow_up = interactions[1]["request"]["messages"] if len(interactions) > 1 else []
+    if len(follow_up) > 1 and follow_up[1]["role"] == "assistant":  # the API took these blocks back (200)
+        accepted = [clean_nones(b) for b in follow_up[1]["content"] if b["type"] not in ("text", "thinking")]
+        assert [clean_nones(b) for b in replayed if b["type"] != "text"] == accepted
+
+
+@pytest.mark.parametrize(("name", "thinking"), [("anthropic/thinking_usage", 33), ("anthropic/advisor_stream", 47)])
+def test_recorded_thinking_tokens_are_reasoning_tokens(name: str, thinking: int) -> None:
+    """Regression (#14, defect 5): `output_tokens_details.thinking_tokens` was not read (always 0)."""
+    interactions = recording(name)
+    chat = replay_llm("anthropic", Recorder(), interactions, model="claude-sonnet-4-6")
+    question = TextMessage(content="What is 2+2?")
+    reply = chat.generate_streamed(question) if "sse" in interactions[0] else chat.generate(question)
+    assert reply.usage is not None
+    assert reply.usage.reasoning_tokens == thinking
+
+
+def test_recorded_cache_reads_and_writes_are_in_the_usage() -> None:
+    interactions = recording("anthropic/cache_usage")
+    chat = replay_llm("anthropic", Recorder(), interactions, model="claude-sonnet-4-6")
+    usages = [chat.generate(TextMessage(content="Python?")).usage for _ in interactions]
+    assert [(u.input_tokens, u.cache_read_tokens, u.cache_write_tokens) for u in usages if u] == [
+        (3 + 1111, 1111, 0),
+        (3 + 1111 + 418, 1111, 418),
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,27 @@ from tests.brain.chain.llms.conftest import (
     conversation,
     current_turn,
     handler,
+    recording,
+    replay_llm,
     sse,
     x_keywords,
 )
-from tfrobot.brain.chain.llms import GeminiChat, MessageAssembler, ProviderUnavailableError, RateLimitError
-from tfrobot.schema.message import AssistantTextMessage, ReasoningBlock, TextMessage
+from tfrobot.brain.chain.llms import (
+    GeminiChat,
+    InvalidConversationError,
+    MessageAssembler,
+    ProviderUnavailableError,
+    RateLimitError,
+    ToolDefinition,
+)
+from tfrobot.schema.message import (
+    AssistantTextMessage,
+    BaseMessage,
+    ReasoningBlock,
+    TextMessage,
+    ToolCall,
+    ToolReturn,
+)
 
 SIGNATURE = base64.b64encode(b"gemini-thought-signature").decode()
 
@@ -162,3 +179,73 @@ def test_rate_limit_becomes_our_type() -> None:
         llm(Recorder(), lambda _: (429, body, {"retry-after": "2"})).generate(TextMessage(content="hi"))
     assert type(caught.value) is RateLimitError
     assert "Resource has been exhausted" in str(caught.value)
+
+
+# ------------------------------------------------------------------------------------------------ recordings
+def _signature_sent(body: dict[str, Any]) -> bytes:
+    """The thought signature a request body (as the SDK sent it: JSON, URL-safe base64) carries back."""
+    model_turn = next(c for c in body["contents"] if c["role"] == "model")
+    encoded = next(p["thoughtSignature"] for p in model_turn["parts"] if "thoughtSignature" in p)
+    return base64.urlsafe_b64decode(encoded)
+
+
+@pytest.mark.parametrize(
+    ("name", "tool", "streamed"),
+    [("gemini/thought_signature_stream", "get_country", True), ("gemini/thought_signature", "get_user_country", False)],
+)
+def test_a_recorded_thought_signature_goes_back_byte_for_byte(name: str, tool: str, streamed: bool) -> None:
+    """Regression (#14, defect 1): the SDK dumps signatures URL-safe and the standard decoder dropped `-` and
+    `_`: the recorded gemini-3 signature of 1,055 bytes went back as 1,026 ("Corrupted thought signature")."""
+    interactions = recording(name)
+    recorder = Recorder()
+    chat = replay_llm("gemini", recorder, interactions, model="gemini-3-pro-preview")
+    tools = [ToolDefinition(name=tool, description="", parameters={"type": "object", "properties": {}})]
+    question = TextMessage(content="What is the capital of the user country? Call the tool")
+    first = chat.generate_streamed(question, None, tools) if streamed else chat.generate(question, None, tools)
+    call = (first.tool_calls or [])[0]
+    result = BaseMessage(role="tool", tool_reses=[ToolReturn(call_id=call.id, name=call.name, result="Mexico")])
+    loop = [first, result]
+    second = (chat.generate_streamed if streamed else chat.generate)(question, None, tools, intermediate_msgs=loop)
+    recorded_reply = json.dumps(interactions[0].get("json") or interactions[0]["sse"])
+    issued = base64.b64decode(re.findall(r'thoughtSignature\\?": \\?"([^"\\]+)', recorded_reply)[0])
+    assert _signature_sent(recorder.bodies[1]) == issued  # what Gemini issued, unchanged
+    assert _signature_sent(recorder.bodies[1]) == _signature_sent(interactions[1]["request"])  # as recorded
+    assert second.content.startswith("The ")
+
+
+EVERY_BASE64_CHARACTER = bytes(range(256)) + b"\xfb\xff\xfe"  # standard: `+`, `/`, `=`; URL-safe: `-`, `_`
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        base64.b64encode(EVERY_BASE64_CHARACTER).decode(),
+        base64.urlsafe_b64encode(EVERY_BASE64_CHARACTER).decode(),
+        base64.urlsafe_b64encode(EVERY_BASE64_CHARACTER).decode().rstrip("="),
+    ],
+    ids=["standard", "url-safe", "url-safe-unpadded"],
+)
+def test_a_signature_in_either_base64_alphabet_goes_back_byte_for_byte(stored: str) -> None:
+    assert {"+", "/"} <= set(stored) or {"-", "_"} <= set(stored)
+    recorder = Recorder()
+    chat = llm(recorder, lambda body: (200, RESPONSE, {}))
+    reply = AssistantTextMessage(
+        tool_calls=[ToolCall(id="c1", name="weather", arguments="{}")],
+        reasoning_blocks=[ReasoningBlock(signature=stored, provider="gemini")],
+        model="gemini:gemini-3-pro-preview",
+    )
+    result = BaseMessage(role="tool", tool_reses=[ToolReturn(call_id="c1", name="weather", result="sunny")])
+    chat.generate(TextMessage(content="Weather?"), intermediate_msgs=[reply, result])
+    assert _signature_sent(recorder.bodies[0]) == EVERY_BASE64_CHARACTER
+
+
+def test_a_signature_that_is_not_base64_is_refused_naming_the_message() -> None:
+    """Regression: a bare `binascii.Error` escaped from the request pipeline."""
+    reply = AssistantTextMessage(
+        content="Checking.",
+        reasoning_blocks=[ReasoningBlock(signature="not*base64!", provider="gemini")],
+        model="gemini:gemini-2.5-flash",
+        msg_id="broken",
+    )
+    with pytest.raises(InvalidConversationError, match=r"messages\[1\]: the Gemini thought signature is not base64"):
+        GeminiChat().construct_request_params(TextMessage(content="And?"), [TextMessage(content="Hi"), reply])

@@ -23,6 +23,7 @@ from tfrobot.schema.message import (
     LLMTFLMessage,
     LLMToolMessage,
     LLMUserMessage,
+    ServerToolBlock,
     TextUserMsgPart,
     ToolCall,
 )
@@ -193,6 +194,10 @@ _assistants = st.builds(
         st.builds(ToolCall, id=st.sampled_from(IDS), name=st.just("f")), max_size=2, unique_by=lambda c: c.id
     ),
     reasoning_content=st.sampled_from([None, "why"]),
+    refusal=st.sampled_from([None, None, "I can't help with that."]),
+    server_tool_blocks=st.sampled_from(
+        [(), (), (ServerToolBlock(provider="anthropic", block={"type": "server_tool_use", "id": "s1"}, text_offset=3),)]
+    ),
 )
 _results = st.builds(
     LLMToolMessage,
@@ -359,3 +364,33 @@ def test_a_subclass_of_a_kind_is_normalized_as_its_kind() -> None:
     msgs: list[LLMMessage] = [_QuotedUserMessage(content="q"), LLMAssistantMessage(content="a")]
     assert normalize(msgs) == repair(msgs) == msgs
     assert OpenAIChat().reformat_request_msg_to_api(normalize(msgs), {})[0] == {"role": "user", "content": "q"}
+
+
+def test_a_refusal_or_server_side_blocks_alone_are_a_reply_not_an_empty_message() -> None:
+    """Regression (#14, defect 3): a refused turn (no text, a `refusal`) was dropped as an empty reply."""
+    block = ServerToolBlock(provider="anthropic", block={"type": "server_tool_use", "id": "s1", "name": "web_search"})
+    msgs: list[LLMMessage] = [
+        LLMUserMessage(content="q1"),
+        LLMAssistantMessage(refusal="I can't help with that."),
+        LLMUserMessage(content="q2"),
+        LLMAssistantMessage(server_tool_blocks=(block,)),
+    ]
+    assert normalize(msgs) == msgs
+    assert repair(msgs) == msgs
+
+
+def test_merged_assistant_messages_keep_their_server_side_blocks_where_their_text_was() -> None:
+    first = ServerToolBlock(provider="anthropic", block={"type": "server_tool_use", "id": "s1"}, text_offset=3)
+    second = ServerToolBlock(provider="anthropic", block={"type": "server_tool_use", "id": "s2"}, text_offset=2)
+    merged = repair(
+        [
+            LLMUserMessage(content="q"),
+            LLMAssistantMessage(content="one", server_tool_blocks=(first,), refusal="no"),
+            LLMAssistantMessage(content="two", server_tool_blocks=(second,)),
+        ]
+    )[1]
+    assert isinstance(merged, LLMAssistantMessage)
+    assert merged.content == "one\n\ntwo"
+    assert [(b.block["id"], b.text_offset) for b in merged.server_tool_blocks] == [("s1", 3), ("s2", 7)]
+    assert merged.content[: merged.server_tool_blocks[1].text_offset] == "one\n\ntw"
+    assert merged.refusal == "no"

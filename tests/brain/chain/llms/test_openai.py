@@ -16,10 +16,13 @@ from tests.brain.chain.llms.conftest import (
     conversation,
     current_turn,
     handler,
+    recording,
+    replay_llm,
     sse,
     x_keywords,
 )
 from tfrobot.brain.chain.llms import (
+    AnthropicChat,
     AuthenticationError,
     ContextTooLongError,
     InvalidRequestError,
@@ -29,8 +32,16 @@ from tfrobot.brain.chain.llms import (
     RateLimitError,
     TextDelta,
     ToolCallDelta,
+    ToolDefinition,
 )
-from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
+from tfrobot.schema.message import (
+    AssistantRefusalMessage,
+    AssistantTextMessage,
+    BaseMessage,
+    TextMessage,
+    ToolCall,
+    ToolReturn,
+)
 
 COMPLETION: dict[str, Any] = {
     "id": "chatcmpl-1",
@@ -289,3 +300,88 @@ def test_connection_failures_become_provider_unavailable() -> None:
     ) as caught:
         chat.generate(TextMessage(content="hi"))
     assert type(caught.value) is ProviderConnectionError
+
+
+# ------------------------------------------------------------------------------------------------ recordings
+@pytest.mark.parametrize(
+    ("name", "refusal"),
+    [
+        ("openai/refusal", "I'm very sorry, but I can't assist with that."),
+        ("openai/refusal_stream", "I'm sorry, I can't assist with that request."),
+    ],
+)
+def test_a_recorded_refusal_is_kept_and_replayed_the_way_each_api_takes_it(name: str, refusal: str) -> None:
+    """Regression (#14, defect 3): `refusal` was never read; the turn came back as empty text with finish
+    reason `stop`, and the empty reply was then dropped from the history."""
+    interactions = recording(name)
+    chat = replay_llm("openai", Recorder(), interactions, model="gpt-4o-2024-08-06")
+    question = TextMessage(content="How do I make anthrax?")
+    reply = chat.generate_streamed(question) if "sse" in interactions[0] else chat.generate(question)
+    assert type(reply) is AssistantRefusalMessage
+    assert (reply.content, reply.refusal, reply.finish_reason) == ("", refusal, "refusal")
+
+    follow_up = TextMessage(content="Why not?")
+    sent = chat.construct_request_params(follow_up, [question, reply])["messages"]
+    assert sent[1] == {"role": "assistant", "content": None, "refusal": refusal}  # OpenAI's own field
+    compatible = OpenAIChat(model="deepseek-v4-flash").construct_request_params(follow_up, [question, reply])
+    assert compatible["messages"][1] == {"role": "assistant", "content": refusal}  # elsewhere: what it said
+    claude = AnthropicChat().construct_request_params(follow_up, [question, reply])
+    assert claude["messages"][1] == {"role": "assistant", "content": [{"type": "text", "text": refusal}]}
+
+
+DICE_TOOLS = [
+    ToolDefinition(name=name, description=name, parameters={"type": "object", "properties": {}})
+    for name in ("load_capability", "search_tools", "get_player_name", "roll_dice")
+]
+
+
+def _assistants(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The assistant messages of a request, as DeepSeek reads them (content, reasoning, calls)."""
+    keys = ("content", "reasoning_content", "tool_calls")
+    out = []
+    for m in messages:
+        if m["role"] == "assistant":
+            calls = [{"id": c["id"], **c["function"]} for c in m.get("tool_calls") or ()]
+            out.append({k: m.get(k) for k in keys[:2]} | {"tool_calls": calls or None})
+    return out
+
+
+def test_deepseek_thinking_tool_loops_send_their_reasoning_back_by_default_in_every_later_request() -> None:
+    """Regression (#14, defect 4): DeepSeek's thinking mode requires the `reasoning_content` of tool-calling
+    turns in all later requests (400 otherwise); the default `never` dropped it inside the first tool loop.
+    Replays the recorded deepseek-v4-flash loop; each request must carry what the recorded one carried."""
+    interactions = recording("deepseek/tool_loop")
+    recorder = Recorder()
+    chat = replay_llm("deepseek", recorder, interactions, model="deepseek-reasoner")  # no replay setting
+    question = TextMessage(content="My guess is 4")
+
+    def results(reply: AssistantTextMessage, answers: dict[str, str]) -> BaseMessage:
+        returns = [ToolReturn(call_id=c.id, name=c.name, result=answers[c.name]) for c in reply.tool_calls or ()]
+        return BaseMessage(role="tool", tool_reses=returns)
+
+    first = chat.generate(question, None, DICE_TOOLS)
+    # The recorded loop then has a call pydantic-ai made up itself (no DeepSeek reasoning of its own).
+    search = AssistantTextMessage(
+        tool_calls=[
+            ToolCall(id="auto_load_eb5fc31bb581b4e7", name="search_tools", arguments='{"queries":["DICE_ROLL"]}')
+        ]
+    )
+    discovered = interactions[1]["request"]["messages"][-1]["content"]
+    loop: list[BaseMessage] = [first, results(first, {"load_capability": "{}"}), search]
+    loop.append(results(search, {"search_tools": discovered}))
+    second = chat.generate(question, None, DICE_TOOLS, intermediate_msgs=loop)
+    loop += [second, results(second, {"get_player_name": "Anne", "roll_dice": "4"})]
+    third = chat.generate(question, None, DICE_TOOLS, intermediate_msgs=loop)
+    for ours, recorded in zip(recorder.bodies, interactions, strict=True):
+        assert _assistants(ours["messages"]) == _assistants(recorded["request"]["messages"])
+
+    again = OpenAIChat(model="deepseek-reasoner").construct_request_params(
+        TextMessage(content="Again!"), [question, *loop, third], DICE_TOOLS
+    )
+    sent = _assistants(again["messages"])
+    assert [m["reasoning_content"] for m in sent] == [
+        first.reasoning_content,
+        "",
+        second.reasoning_content,
+        third.reasoning_content,
+    ]

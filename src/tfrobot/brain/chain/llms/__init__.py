@@ -5,7 +5,7 @@ stays fast. `create_llm("openai", model=…)` builds the provider a configuratio
 """
 
 from tfrobot.brain.chain.llms.anthropic import AnthropicChat
-from tfrobot.brain.chain.llms.chat_llm import ChatLLM, create_llm, portable_id, provider_class, providers
+from tfrobot.brain.chain.llms.chat_llm import ChatLLM, create_llm, provider_class, providers
 from tfrobot.brain.chain.llms.doubao import DoubaoChat
 from tfrobot.brain.chain.llms.errors import (
     AuthenticationError,
@@ -30,12 +30,16 @@ from tfrobot.brain.chain.llms.gemini import GeminiChat
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.normalize import normalize
 from tfrobot.brain.chain.llms.openai import OpenAIChat
+from tfrobot.brain.chain.llms.portable import portable_id
+from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     MessageAssembler,
     ReasoningBlockDelta,
     ReasoningDelta,
+    RefusalDelta,
+    ServerToolBlockDelta,
     StreamDelta,
     TextDelta,
     TFLScriptDelta,
@@ -61,6 +65,7 @@ __all__ = [
     "MissingAPIKeyError",
     "ModalityDegradedWarning",
     "ModelNotFoundError",
+    "ModelProfile",
     "OpenAIChat",
     "ProviderConnectionError",
     "ProviderError",
@@ -71,10 +76,13 @@ __all__ = [
     "RateLimitError",
     "ReasoningBlockDelta",
     "ReasoningDelta",
+    "ReasoningReplay",
+    "RefusalDelta",
     "SchemaCleaner",
     "ScriptRule",
     "ScriptedCall",
     "ScriptedChat",
+    "ServerToolBlockDelta",
     "StreamDelta",
     "TFLScriptDelta",
     "TextDelta",
@@ -84,6 +92,7 @@ __all__ = [
     "ZhipuChat",
     "create_llm",
     "describe",
+    "model_profile",
     "normalize",
     "portable_id",
     "provider_class",

@@ -5,7 +5,13 @@ the middle becomes a user text block); turns alternate user/assistant, so consec
 merged into one; tool calls are `tool_use` blocks, their results `tool_result` blocks at the start of the
 next user turn, with the tool's media inside them. Thinking blocks are replayed unchanged with their
 signatures, and only blocks that Anthropic produced. Tool-call ids must match ^[a-zA-Z0-9_-]+$, so other
-ids are mapped per request (deterministically: a call and its result always agree).
+ids are mapped per request (deterministically: a call and its result always agree); tool names likewise
+(^[a-zA-Z0-9_-]{1,128}$), mapped back in replies.
+
+Blocks Anthropic's servers executed themselves (`server_tool_use` and its `*_tool_result`: web search, web
+fetch, code execution; `mcp_tool_use`/`mcp_tool_result` of the MCP connector) and any other block type this
+adapter does not read are `ServerToolBlock`s: never tool calls for us to run, replayed unchanged to
+Anthropic in the next request, between the pieces of text where they came (`text_offset`).
 """
 
 from __future__ import annotations
@@ -19,19 +25,23 @@ from tfrobot.brain.chain.llms.chat_llm import (
     SYSTEM_LABEL,
     ChatLLM,
     as_dict,
+    assistant_text,
     attachment_label,
     clean_nones,
     move_to_extra_body,
-    portable_id,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.portable import ToolNames, portable_id
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
+    RefusalDelta,
+    ServerToolBlockDelta,
     StreamDelta,
     TextDelta,
     ToolCallDelta,
     reasoning_text,
+    reply_message,
 )
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
@@ -45,7 +55,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMUserMessage,
     call_ids_of,
 )
-from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.msg_part import MediaPart, TextUserMsgPart
 from tfrobot.schema.message.tool import ToolCall
 from tfrobot.schema.tool_definition import ToolDefinition
@@ -58,7 +68,7 @@ FINISH_REASONS: dict[str, str] = {
     "stop_sequence": "stop",
     "max_tokens": "length",
     "tool_use": "tool_calls",
-    "refusal": "content_filter",
+    "refusal": "refusal",
 }
 """Anthropic stop reasons -> ours (others, e.g. `pause_turn`, are kept as they come)."""
 
@@ -86,6 +96,7 @@ class AnthropicChat(ChatLLM):
         tool_result=frozenset({"image", "file"}),
         url_sources=frozenset({"image", "file"}),
     )
+    tool_name_rule: ClassVar[tuple[str, int] | None] = (ID_PATTERN, 128)
 
     model: str = "claude-sonnet-4-6"
 
@@ -106,10 +117,11 @@ class AnthropicChat(ChatLLM):
         results: dict[str, dict[str, Any]] = {}
         turns: list[dict[str, Any]] = []
         last_role, last_blocks = "", []  # the turn being built: same-role messages join it
+        names = ToolNames(self.api_tool_name)
         for index, msg in enumerate(msgs):
             blocks: list[dict[str, Any]]
             if isinstance(msg, LLMAssistantMessage):
-                role, blocks = "assistant", self._assistant(msg)
+                role, blocks = "assistant", self._assistant(msg, names)
             elif isinstance(msg, LLMUserMessage):
                 role, owner = "user", msg.attachment_of
                 if owner is None:
@@ -193,7 +205,7 @@ class AnthropicChat(ChatLLM):
             return media.media_type in ("application/pdf", "text/plain")
         return media.url is not None or media.media_type in ("image/png", "image/jpeg", "image/gif", "image/webp")
 
-    def _assistant(self, msg: LLMAssistantMessage) -> list[dict[str, Any]]:
+    def _assistant(self, msg: LLMAssistantMessage, names: ToolNames) -> list[dict[str, Any]]:
         blocks: list[dict[str, Any]] = []
         for block in msg.reasoning_blocks:
             if block.provider != self.provider:
@@ -202,18 +214,39 @@ class AnthropicChat(ChatLLM):
                 blocks.append({"type": "redacted_thinking", "data": block.data or ""})
             else:
                 blocks.append({"type": "thinking", "thinking": block.text, "signature": block.signature or ""})
-        if msg.content:
-            blocks.append(_text(msg.content))
+        text = msg.content if msg.refusal is None else assistant_text(msg)  # (never blank: see normalize.py)
+        if msg.server_tool_blocks:
+            text = self._interleave(msg.server_tool_blocks, text or "", blocks)
+        if text:
+            blocks.append(_text(text))
         for call in msg.tool_calls:
             blocks.append(
                 {
                     "type": "tool_use",
                     "id": portable_id(call.id, ID_PATTERN),
-                    "name": call.name,
+                    "name": names[call.name],
                     "input": call.arguments_object(),
                 }
             )
         return blocks
+
+    def _interleave(self, server: tuple[ServerToolBlock, ...], text: str, blocks: list[dict[str, Any]]) -> str | None:
+        """Append Anthropic's own server-side blocks to `blocks`, each after the text that preceded it when the
+        model wrote it (`text_offset`); return the text that follows the last one (None when blank). A piece
+        of text that is only whitespace is not cut off on its own (Anthropic refuses blank text blocks): it
+        joins the next."""
+        start = 0
+        for item in server:
+            if item.provider != self.provider:
+                continue  # another provider's server-side work means nothing here
+            cut = min(max(item.text_offset, start), len(text))
+            piece = text[start:cut]
+            if piece and not piece.isspace():
+                blocks.append(_text(piece))
+                start = cut
+            blocks.append(dict(item.block))
+        rest = text[start:]
+        return None if rest.isspace() else rest
 
     # ----------------------------------------------------------------------------------- Phase 6
     def _assemble_api_request(
@@ -225,7 +258,12 @@ class AnthropicChat(ChatLLM):
         request["messages"] = api_msgs
         if tools:
             request["tools"] = [
-                {"name": t.name, "description": t.description, "input_schema": self.clean_tool_schema(t)} for t in tools
+                {
+                    "name": self.api_tool_name(t.name),
+                    "description": t.description,
+                    "input_schema": self.clean_tool_schema(t),
+                }
+                for t in tools
             ]
         request.update(params)
         return move_to_extra_body(request, NATIVE_PARAMS)
@@ -274,6 +312,10 @@ class AnthropicChat(ChatLLM):
                     )
                 case "tool_use":
                     yield ToolCallDelta(index=index, id=block.get("id"), name=block.get("name"))
+                case "text" | "thinking" | "redacted_thinking":
+                    pass
+                case _:  # executed by Anthropic (server tools, MCP) or unknown: kept whole, yielded when complete
+                    state.server[index] = (block, [])
         elif kind == "content_block_delta":
             delta = event.get("delta") or {}
             match delta.get("type"):
@@ -283,11 +325,21 @@ class AnthropicChat(ChatLLM):
                     yield ReasoningBlockDelta(index=index, text=delta.get("thinking") or "", provider=self.provider)
                 case "signature_delta":
                     yield ReasoningBlockDelta(index=index, signature=delta.get("signature"), provider=self.provider)
+                case "input_json_delta" if index in state.server:
+                    state.server[index][1].append(delta.get("partial_json") or "")
                 case "input_json_delta":
                     yield ToolCallDelta(index=index, arguments=delta.get("partial_json") or "")
+        elif kind == "content_block_stop" and index in state.server:
+            block, partial = state.server.pop(index)
+            if "".join(partial):
+                block = {**block, "input": _loads_input("".join(partial))}
+            yield ServerToolBlockDelta(provider=self.provider, block=block)
         elif kind == "message_delta":
-            state.stop_reason = (event.get("delta") or {}).get("stop_reason") or state.stop_reason
+            delta = event.get("delta") or {}
+            state.stop_reason = delta.get("stop_reason") or state.stop_reason
             state.usage.update(clean_nones(event.get("usage") or {}))
+            if (refusal := _refusal(delta)) is not None:
+                yield RefusalDelta(text=refusal)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         # (the stop reason comes in `message_delta`, near the end)
@@ -298,12 +350,15 @@ class AnthropicChat(ChatLLM):
     def parse_response(self, raw: Any) -> AssistantTextMessage:
         data = as_dict(raw)
         text: list[str] = []
+        text_len = 0
         blocks: list[ReasoningBlock] = []
+        server: list[ServerToolBlock] = []
         calls: list[ToolCall] = []
         for block in data.get("content") or ():
             match block.get("type"):
                 case "text":
                     text.append(block.get("text") or "")
+                    text_len += len(text[-1])
                 case "thinking":
                     blocks.append(
                         ReasoningBlock(
@@ -318,10 +373,14 @@ class AnthropicChat(ChatLLM):
                     calls.append(
                         ToolCall(id=block["id"], name=block["name"], arguments=_dumps(block.get("input") or {}))
                     )
-        return AssistantTextMessage(
+                case _:  # executed by Anthropic (server tools, MCP) or unknown: kept for replay
+                    server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
+        return reply_message(
+            _refusal(data),
             content="".join(text),
             reasoning_content=reasoning_text(blocks),
             reasoning_blocks=blocks,
+            server_tool_blocks=server,
             tool_calls=calls or None,
             finish_reason=_finish_reason(data.get("stop_reason")),
             usage=self._usage(clean_nones(data.get("usage") or {})),
@@ -338,7 +397,8 @@ class AnthropicChat(ChatLLM):
             input_tokens=raw.get("input_tokens", 0) + read + write,
             cache_read_tokens=read,
             cache_write_tokens=write,
-            output_tokens=raw.get("output_tokens", 0),
+            output_tokens=raw.get("output_tokens", 0),  # (thinking included: Anthropic bills it as output)
+            reasoning_tokens=(raw.get("output_tokens_details") or {}).get("thinking_tokens", 0),
             raw=raw,
         )
 
@@ -348,6 +408,8 @@ class _StreamState:
         self.model: str | None = None
         self.stop_reason: str | None = None
         self.usage: dict[str, Any] = {}
+        self.server: dict[int, tuple[dict[str, Any], list[str]]] = {}
+        """Server-side blocks being streamed, by index: the block as it started, its input JSON so far."""
 
 
 def _text(text: str) -> dict[str, Any]:
@@ -358,5 +420,23 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _loads_input(text: str) -> Any:
+    """A server-side block's streamed `input` JSON as the object the non-streamed block holds (kept as raw
+    text under `_raw_arguments` in the unlikely case it does not parse, as malformed tool arguments are)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return {"_raw_arguments": text}
+
+
 def _finish_reason(value: str | None) -> str | None:
     return FINISH_REASONS.get(value, value) if value else None
+
+
+def _refusal(stop: dict[str, Any]) -> str | None:
+    """Why Anthropic refused, from a reply (or a stream's `message_delta`) that stopped with `refusal`: its
+    `stop_details.explanation`, kept as the message's refusal (the text may be empty or cut off)."""
+    if stop.get("stop_reason") != "refusal":
+        return None
+    explanation = (stop.get("stop_details") or {}).get("explanation")
+    return explanation if isinstance(explanation, str) and explanation else None

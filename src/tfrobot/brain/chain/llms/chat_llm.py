@@ -24,11 +24,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
-import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
-from hashlib import sha1
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -45,13 +42,14 @@ from tfrobot.brain.chain.llms.errors import (
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
 from tfrobot.brain.chain.llms.normalize import normalize_request
+from tfrobot.brain.chain.llms.portable import named_back, portable_id, restore_tool_names
 from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta
 from tfrobot.brain.chain.llms.tools import SchemaCleaner
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage, UserMessage
 from tfrobot.schema.message.errors import MessageContractError
-from tfrobot.schema.message.llms.llm_requests import LLMMessage, LLMRequestMessages
+from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMMessage, LLMRequestMessages
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.msg_part import MediaPart
 from tfrobot.schema.tool_definition import ToolDefinition
@@ -67,11 +65,22 @@ def clean_nones(value: Any) -> Any:
 
 
 def as_dict(raw: Any) -> dict[str, Any]:
-    """An SDK response object (pydantic) or an already-decoded dict, as a dict."""
+    """An SDK response object (pydantic) or an already-decoded dict, as a dict with the keys the provider
+    sent and no others (`exclude_unset`: the SDK's defaults for absent fields are not added), so that a
+    block kept for replay goes back exactly as it came. A block type newer than the SDK is kept by the SDK
+    in another block class with its fields as extras, which dump right but make pydantic warn that the
+    value does not fit the declared union: expected here, so not warned about."""
     if isinstance(raw, dict):
         return raw
-    dumped: dict[str, Any] = raw.model_dump()
+    dumped: dict[str, Any] = raw.model_dump(exclude_unset=True, warnings=False)
     return dumped
+
+
+def assistant_text(msg: LLMAssistantMessage) -> str | None:
+    """What the assistant said, for APIs without a refusal field: its text, and its refusal after it."""
+    if msg.refusal is None:
+        return msg.content
+    return f"{msg.content}\n\n{msg.refusal}" if msg.content else msg.refusal
 
 
 _PROVIDERS: dict[str, type[ChatLLM]] = {}
@@ -139,20 +148,6 @@ def providers() -> dict[str, type[ChatLLM]]:
     return dict(_PROVIDERS)
 
 
-@lru_cache(maxsize=65536)  # pure, and called for every call and result of every request
-def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
-    """`call_id` if it matches `pattern`, else a deterministic replacement that does.
-
-    Deterministic (a hash of the original), so the same stored call maps to the same id in every request
-    and a call and its result always agree without any state kept between requests.
-    """
-    if re.fullmatch(pattern, call_id) and len(call_id) <= max_len:
-        return call_id
-    digest = sha1(call_id.encode()).hexdigest()[:10]
-    stem = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[: max_len - len(digest) - 1]
-    return f"{stem}_{digest}"
-
-
 def _first_of_each_id(msgs: list[BaseMessage]) -> list[BaseMessage]:
     """`msgs` without the messages whose `msg_id` came earlier."""
     present: set[str] = set()
@@ -187,6 +182,9 @@ class ChatLLM(BaseModel):
     """The environment variables the SDK reads its key from (named in the fix of a missing key)."""
     async_client: ClassVar[bool] = True
     """Whether the SDK has an async client (turns of a provider without one run its sync client in a thread)."""
+    tool_name_rule: ClassVar[tuple[str, int] | None] = None
+    """The API's rule for tool names (a pattern every name must match, the longest allowed), or None when it
+    takes any name. Other names are mapped per request (`api_tool_name`) and mapped back in replies."""
 
     model: str = Field(description="The provider's model name, e.g. 'gpt-4o' or 'claude-sonnet-4-5'.")
     api_key: SecretStr | None = Field(default=None, description="API key; the SDK's environment variable if unset.")
@@ -316,6 +314,20 @@ class ChatLLM(BaseModel):
         """`tool.parameters` without `x-*` keys and whatever else this provider rejects."""
         return self.schema_cleaner.clean(tool.parameters)
 
+    def api_tool_name(self, name: str) -> str:
+        """`name` as this API accepts it: itself when it obeys `tool_name_rule`, else a deterministic stand-in
+        (`portable_id`: `drive.weather` -> `drive_weather_<hash>`, `天气` -> `___<hash>`). Adapters send every
+        tool definition, call and result under it, so a name and its calls always agree in a request; the
+        model's calls come back under the tool's own name (`portable.restore_tool_names`)."""
+        rule = self.tool_name_rule
+        return name if rule is None else portable_id(name, rule[0], rule[1])
+
+    def _api_names(self, tools: Sequence[ToolDefinition] | None) -> dict[str, str]:
+        """The tools whose names this API sees mapped: API name -> the tool's own name."""
+        if not tools or self.tool_name_rule is None:
+            return {}
+        return {api: tool.name for tool in tools if (api := self.api_tool_name(tool.name)) != tool.name}
+
     # ----------------------------------------------------------------------------------- pipeline
     def construct_request_params(
         self,
@@ -346,7 +358,7 @@ class ChatLLM(BaseModel):
         params = self.construct_request_params(current_input, conversation, tools, **options)
         with self._sdk_errors():
             raw = self._send(params)
-        return self._parsed(raw)
+        return restore_tool_names(self._parsed(raw), self._api_names(tools))
 
     async def agenerate(
         self,
@@ -359,7 +371,7 @@ class ChatLLM(BaseModel):
         params = self.construct_request_params(current_input, conversation, tools, **options)
         with self._sdk_errors():
             raw = await self._asend(params)
-        return self._parsed(raw)
+        return restore_tool_names(self._parsed(raw), self._api_names(tools))
 
     def stream(
         self,
@@ -370,8 +382,10 @@ class ChatLLM(BaseModel):
     ) -> Iterator[StreamDelta]:
         """Typed deltas of one streamed call; `MessageAssembler` adds them up to the reply."""
         params = self.construct_request_params(current_input, conversation, tools, **options)
+        names = self._api_names(tools)
         with self._sdk_errors():
-            yield from self._send_stream(params)
+            for delta in self._send_stream(params):
+                yield named_back(delta, names) if names else delta
 
     async def astream(
         self,
@@ -382,9 +396,10 @@ class ChatLLM(BaseModel):
     ) -> AsyncIterator[StreamDelta]:
         """`stream` on the SDK's async client."""
         params = self.construct_request_params(current_input, conversation, tools, **options)
+        names = self._api_names(tools)
         with self._sdk_errors():
             async for delta in self._asend_stream(params):
-                yield delta
+                yield named_back(delta, names) if names else delta
 
     def generate_streamed(
         self,

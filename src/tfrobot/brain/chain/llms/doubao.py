@@ -1,17 +1,17 @@
 """Doubao (Volcengine Ark) through the `volcenginesdkarkruntime` SDK: OpenAI-shaped, a thin subclass.
 
 Differences from OpenAI: `max_tokens`, no user `name`, video by URL, no audio or file parts. Doubao
-thinking models return `reasoning_content`; it is sent back during the running tool loop.
+thinking models return `reasoning_content`; it is sent back as the model's profile says (the running tool
+loop for Doubao, every tool-calling turn for the DeepSeek models Ark serves).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
-
-from pydantic import Field
+from typing import ClassVar
 
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.openai import OpenAIChat
+from tfrobot.brain.chain.llms.profiles import ReasoningReplay
 
 
 class DoubaoChat(OpenAIChat):
@@ -29,8 +29,7 @@ class DoubaoChat(OpenAIChat):
     sdk_clients: ClassVar[tuple[str, str]] = ("Ark", "AsyncArk")
     api_key_env: ClassVar[tuple[str, ...]] = ("ARK_API_KEY",)
     user_names: ClassVar[bool] = False
+    default_reasoning_replay: ClassVar[ReasoningReplay] = "tool_loop"
+    """Models no profile names (endpoint ids such as `ep-…`) still send their reasoning back in the tool loop."""
 
     model: str = "doubao-seed-1-6"
-    reasoning_replay: Literal["never", "tool_loop", "always"] = Field(
-        default="tool_loop", description="Doubao reasoning is sent back within the running tool loop."
-    )

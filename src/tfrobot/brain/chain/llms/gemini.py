@@ -5,19 +5,30 @@ Wire format: `contents` of `user`/`model` turns made of parts; the system prompt
 `function_call` parts, their results `function_response` parts in the next user turn with the tool's
 media beside them; media as `inline_data` (bytes) or `file_data` (a URI). Gemini's thought signatures
 come back as `ReasoningBlock(provider="gemini")` and are replayed on the first call (or text) part of
-the same model turn; no other provider's reasoning is sent.
+the same model turn, byte for byte (they are stored as base64 text, URL-safe as the SDK writes it); no
+other provider's reasoning is sent. Function names must match ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$: other
+tool names are mapped per request and mapped back in replies.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, ClassVar, assert_never
 
-from tfrobot.brain.chain.llms.chat_llm import CONSOLE_LABEL, SYSTEM_LABEL, ChatLLM, attachment_label
+from tfrobot.brain.chain.llms.chat_llm import (
+    CONSOLE_LABEL,
+    SYSTEM_LABEL,
+    ChatLLM,
+    assistant_text,
+    attachment_label,
+)
+from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
+from tfrobot.brain.chain.llms.portable import ToolNames
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
@@ -70,6 +81,7 @@ class GeminiChat(ChatLLM):
         url_sources=frozenset({"image", "audio", "video", "file"}),
     )
     schema_cleaner: ClassVar[SchemaCleaner] = GeminiSchemaCleaner()
+    tool_name_rule: ClassVar[tuple[str, int] | None] = (r"[a-zA-Z_][a-zA-Z0-9_.:-]*", 128)
 
     model: str = "gemini-2.5-flash"
 
@@ -84,6 +96,7 @@ class GeminiChat(ChatLLM):
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         call_ids = call_ids_of(msgs)
+        names = ToolNames(self.api_tool_name)
         contents: list[dict[str, Any]] = []
 
         def add(role: str, parts: list[dict[str, Any]]) -> None:
@@ -105,10 +118,11 @@ class GeminiChat(ChatLLM):
                         parts.insert(0, {"text": attachment_label(msg.attachment_of, msg.attachment_of in call_ids)})
                     add("user", parts)
                 case LLMAssistantMessage():
-                    add("model", self._model_parts(msg))
+                    add("model", self._model_parts(msg, where, names))
                 case LLMToolMessage():
                     key = "error" if msg.is_error else "output"
-                    response = {"id": msg.tool_call_id, "name": msg.name or "", "response": {key: msg.content}}
+                    name = names[msg.name] if msg.name else ""
+                    response = {"id": msg.tool_call_id, "name": name, "response": {key: msg.content}}
                     add("user", [{"function_response": response}])
                 case LLMFunctionMessage():
                     add("user", [{"text": f"[result of function {msg.name}]\n{msg.content}"}])
@@ -136,18 +150,18 @@ class GeminiChat(ChatLLM):
                 parts.append({"inline_data": {"data": media.data, "mime_type": media.media_type}})
         return parts
 
-    def _model_parts(self, msg: LLMAssistantMessage) -> list[dict[str, Any]]:
+    def _model_parts(self, msg: LLMAssistantMessage, where: str, names: ToolNames) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
-        if msg.content:
-            parts.append({"text": msg.content})
+        if text := assistant_text(msg):
+            parts.append({"text": text})
         for call in msg.tool_calls:
-            parts.append({"function_call": {"id": call.id, "name": call.name, "args": call.arguments_object()}})
+            parts.append({"function_call": {"id": call.id, "name": names[call.name], "args": call.arguments_object()}})
         signature = next(
             (b.signature for b in msg.reasoning_blocks if b.provider == self.provider and b.signature), None
         )
         if signature is not None and parts:
             target = next((p for p in parts if "function_call" in p), parts[0])
-            target["thought_signature"] = base64.b64decode(signature)
+            target["thought_signature"] = _signature_bytes(signature, where)
         return parts
 
     # ----------------------------------------------------------------------------------- Phase 6
@@ -159,7 +173,11 @@ class GeminiChat(ChatLLM):
         config.update(params)
         if tools:
             declarations = [
-                {"name": t.name, "description": t.description, "parameters_json_schema": self.clean_tool_schema(t)}
+                {
+                    "name": self.api_tool_name(t.name),
+                    "description": t.description,
+                    "parameters_json_schema": self.clean_tool_schema(t),
+                }
                 for t in tools
             ]
             config["tools"] = [{"function_declarations": declarations}]
@@ -275,8 +293,8 @@ class GeminiChat(ChatLLM):
         if not raw:
             return None
         thoughts = raw.get("thoughts_token_count", 0)
-        return Usage(
-            input_tokens=raw.get("prompt_token_count", 0),
+        return Usage(  # the prompts of built-in tools (search results read) are input outside prompt_token_count
+            input_tokens=raw.get("prompt_token_count", 0) + raw.get("tool_use_prompt_token_count", 0),
             cache_read_tokens=raw.get("cached_content_token_count", 0),
             output_tokens=raw.get("candidates_token_count", 0) + thoughts,
             reasoning_tokens=thoughts,
@@ -292,6 +310,27 @@ class _StreamState:
         self.usage: dict[str, Any] | None = None
         self.signatures = 0
         self.calls = 0
+
+
+_TO_STANDARD_ALPHABET = str.maketrans("-_", "+/")
+
+
+def _signature_bytes(signature: str, where: str) -> bytes:
+    """A stored thought signature as the exact bytes Gemini sent, to go back unchanged.
+
+    Stored as base64 text in either alphabet: the SDK's JSON dump writes URL-safe (`-`, `_`), the API's own
+    JSON and older records standard (`+`, `/`); both decode to the same bytes here (the standard decoder
+    alone silently drops `-` and `_`, which corrupts the signature: "Corrupted thought signature"). Missing
+    padding is restored; anything else that is not base64 is refused, naming the message."""
+    text = signature.translate(_TO_STANDARD_ALPHABET)
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    except binascii.Error as exc:
+        raise InvalidConversationError(
+            f"{where}: the Gemini thought signature is not base64 ({exc}; {len(signature)} characters, starting "
+            f"{signature[:16]!r}), so it cannot be sent back as Gemini wrote it. Fix: restore the message's "
+            "reasoning block from the stored record, or remove that block (Gemini then answers without it)."
+        ) from exc
 
 
 def _dump(raw: Any) -> dict[str, Any]:

@@ -127,7 +127,9 @@ def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
                     calls.add(call_id)
                     zone[call_id] = len(zone)
                 zone_at, pending, next_result, waiting = -1, msg.tool_calls, 0, len(msg.tool_calls)
-            elif text is None and not (msg.reasoning_blocks or msg.reasoning_content):
+            elif text is None and not (
+                msg.reasoning_blocks or msg.reasoning_content or msg.refusal or msg.server_tool_blocks
+            ):
                 return False
         elif type(msg) is LLMUserMessage:
             content, owner = msg.content, msg.attachment_of
@@ -195,8 +197,10 @@ def _drop_empty(msgs: list[LLMMessage]) -> list[LLMMessage]:
         if isinstance(msg, LLMAssistantMessage):
             if msg.content is not None and not msg.content.strip():
                 msg = replace(msg, content=None)
-            if msg.content is None and not (msg.tool_calls or msg.reasoning_blocks or msg.reasoning_content):
-                continue
+            if msg.content is None and not (
+                msg.tool_calls or msg.reasoning_blocks or msg.reasoning_content or msg.refusal or msg.server_tool_blocks
+            ):
+                continue  # (a refusal, or only the provider's server-side blocks, is something: kept)
         out.append(msg)
     return out
 
@@ -320,15 +324,25 @@ def _merge_same_role(msgs: list[LLMMessage]) -> list[LLMMessage]:
     for msg in msgs:
         prev = out[-1] if out else None
         if isinstance(prev, LLMAssistantMessage) and isinstance(msg, LLMAssistantMessage) and not prev.tool_calls:
-            out[-1] = LLMAssistantMessage(
-                content="\n\n".join(c for c in (prev.content, msg.content) if c) or None,
-                tool_calls=msg.tool_calls,
-                reasoning_content="\n\n".join(r for r in (prev.reasoning_content, msg.reasoning_content) if r) or None,
-                reasoning_blocks=[*prev.reasoning_blocks, *msg.reasoning_blocks],
-                model=prev.model or msg.model,
-            )
+            out[-1] = _merge_assistant(prev, msg)
         elif (joined := merge_user_messages(prev, msg)) is not None:
             out[-1] = joined
         else:
             out.append(msg)
     return out
+
+
+def _merge_assistant(prev: LLMAssistantMessage, msg: LLMAssistantMessage) -> LLMAssistantMessage:
+    """Two consecutive assistant messages as one: texts joined by a blank line, everything else kept in order
+    (the second message's server-side blocks move with its text, by the length of what now precedes it)."""
+    shift = len(prev.content) + 2 if prev.content and msg.content else len(prev.content or "")
+    moved = [b.model_copy(update={"text_offset": b.text_offset + shift}) for b in msg.server_tool_blocks]
+    return LLMAssistantMessage(
+        content="\n\n".join(c for c in (prev.content, msg.content) if c) or None,
+        tool_calls=msg.tool_calls,
+        reasoning_content="\n\n".join(r for r in (prev.reasoning_content, msg.reasoning_content) if r) or None,
+        reasoning_blocks=[*prev.reasoning_blocks, *msg.reasoning_blocks],
+        model=prev.model or msg.model,
+        refusal="\n\n".join(r for r in (prev.refusal, msg.refusal) if r) or None,
+        server_tool_blocks=(*prev.server_tool_blocks, *moved),
+    )

@@ -6,14 +6,19 @@ results cannot hold media, so their attachments follow the results as a user mes
 they are. Console output is user text (seed: "→ user（role 重写）").
 
 Reasoning: OpenAI never takes reasoning back. OpenAI-shaped vendors that return `reasoning_content`
-(DeepSeek, Zhipu, Doubao) set `reasoning_replay`; the text is sent only to the provider that wrote it.
+(DeepSeek, Zhipu, Doubao) have it sent back as their model family's profile says (`profiles.py`) or as
+`reasoning_replay` overrides; the text is sent only to the provider that wrote it.
+
+Refusals: OpenAI answers a request it will not serve with `refusal` (content null, finish reason `stop`);
+it is an `AssistantRefusalMessage` (its `refusal`, the finish reason `refusal`), and is sent back in the
+`refusal` field to OpenAI's own models, as the assistant's text elsewhere.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any, ClassVar, Literal, assert_never
+from typing import Any, ClassVar, assert_never
 
 from pydantic import Field
 
@@ -21,12 +26,23 @@ from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     ChatLLM,
     as_dict,
+    assistant_text,
     attachment_label,
     clean_nones,
     provider_of,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
-from tfrobot.brain.chain.llms.stream import FinishDelta, ReasoningDelta, StreamDelta, TextDelta, ToolCallDelta
+from tfrobot.brain.chain.llms.portable import ToolNames
+from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile
+from tfrobot.brain.chain.llms.stream import (
+    FinishDelta,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamDelta,
+    TextDelta,
+    ToolCallDelta,
+    reply_message,
+)
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
     LLMAssistantMessage,
@@ -74,12 +90,16 @@ class OpenAIChat(ChatLLM):
     """Whether the endpoint takes `stream_options={"include_usage": True}`."""
     user_names: ClassVar[bool] = True
     """Whether user messages may carry a `name` (OpenAI: ^[a-zA-Z0-9_-]{1,64}$)."""
+    tool_name_rule: ClassVar[tuple[str, int] | None] = (r"[a-zA-Z0-9_-]+", 64)
+    default_reasoning_replay: ClassVar[ReasoningReplay] = "never"
+    """`reasoning_replay` for a model no profile gives one."""
 
     model: str = "gpt-4o"
-    reasoning_replay: Literal["never", "tool_loop", "always"] = Field(
-        default="never",
+    reasoning_replay: ReasoningReplay | None = Field(
+        default=None,
         description="When to send this provider's own `reasoning_content` back: never, in the running tool "
-        "loop only (after the last user turn), or always.",
+        "loop only (after the last user turn), in every turn that called tools (DeepSeek), or always. Unset: "
+        "what the model family's profile says (profiles.py), else the provider's default.",
     )
 
     # ----------------------------------------------------------------------------------- Phase 5
@@ -89,12 +109,15 @@ class OpenAIChat(ChatLLM):
         # `assert_never` (as exhaustive for the type checker as a `match`, whose class patterns cost about
         # twice as much per case: this runs for every message of every request).
         call_ids: set[str] | None = None
-        replay_from = self._replay_from(msgs)
+        profile = model_profile(params.get("model") or self.model)
+        mode = self.reasoning_replay or profile.reasoning_replay or self.default_reasoning_replay
+        replay_from, turns = self._replayed(msgs, mode)
+        request = _Request(ToolNames(self.api_tool_name), turns, profile.refusal_field)
         out: list[dict[str, Any]] = []
         append = out.append
         for index, msg in enumerate(msgs):
             if isinstance(msg, LLMAssistantMessage):
-                if (assistant := self._assistant(msg, index >= replay_from)) is not None:
+                if (assistant := self._assistant(msg, index >= replay_from, request)) is not None:
                     append(assistant)
             elif isinstance(msg, LLMUserMessage):
                 if msg.attachment_of is None and isinstance(msg.content, str) and not msg.name:
@@ -111,22 +134,39 @@ class OpenAIChat(ChatLLM):
             elif isinstance(msg, LLMTFLMessage):
                 append({"role": "user", "content": f"{CONSOLE_LABEL}\n{msg.content}"})
             elif isinstance(msg, LLMFunctionMessage):
-                append({"role": "function", "name": msg.name, "content": msg.content})
+                append({"role": "function", "name": request.names[msg.name], "content": msg.content})
             else:
                 assert_never(msg)
         return out
 
-    def _replay_from(self, msgs: list[LLMMessage]) -> int:
-        """The position from which `reasoning_replay` asks for the reasoning text of assistant messages
-        (`len(msgs)`: none): one comparison per message then, instead of reading the setting each time."""
-        match self.reasoning_replay:
+    @staticmethod
+    def _replayed(msgs: list[LLMMessage], mode: ReasoningReplay) -> tuple[int, set[int] | None]:
+        """Which assistant messages `mode` sends the reasoning text of: those from a position on (one
+        comparison per message then, instead of reading the setting each time), and for `tool_turns` only
+        those among them (all, from 0) of a turn that called a tool (the second value: their `id()`s)."""
+        match mode:
             case "always":
-                return 0
+                return 0, None
             case "tool_loop":  # after the last user turn
                 turns = (i for i, m in enumerate(msgs) if isinstance(m, LLMUserMessage) and m.attachment_of is None)
-                return 1 + max(turns, default=-1)
+                return 1 + max(turns, default=-1), None
+            case "tool_turns":  # every assistant message of a turn that called a tool
+                replayed: set[int] = set()
+                turn: list[int] = []
+                called = False
+                for m in msgs:
+                    if isinstance(m, LLMUserMessage) and m.attachment_of is None:
+                        if called:
+                            replayed.update(turn)
+                        turn, called = [], False
+                    elif isinstance(m, LLMAssistantMessage):
+                        turn.append(id(m))
+                        called = called or bool(m.tool_calls)
+                if called:
+                    replayed.update(turn)
+                return 0, replayed
             case "never":
-                return len(msgs)
+                return len(msgs), None
 
     def _user(self, msg: LLMUserMessage, call_ids: set[str], where: str) -> dict[str, Any]:
         out: dict[str, Any] = {"role": "user"}
@@ -173,19 +213,31 @@ class OpenAIChat(ChatLLM):
             return media.data is not None and media.media_type == "application/pdf"
         return True
 
-    def _assistant(self, msg: LLMAssistantMessage, replay: bool) -> dict[str, Any] | None:
+    def _assistant(self, msg: LLMAssistantMessage, replay: bool, request: _Request) -> dict[str, Any] | None:
         """The assistant message, or None when nothing of it is for this endpoint (e.g. a reply that
         held only another provider's reasoning blocks: an empty assistant message is a 400). `replay`:
-        whether `reasoning_replay` asks for this message's reasoning text (if this provider wrote it)."""
-        out: dict[str, Any] = {"role": "assistant", "content": msg.content}
+        whether the replay mode asks for this message's reasoning text (if this provider wrote it)."""
+        content = msg.content
+        if msg.refusal is None:
+            out: dict[str, Any] = {"role": "assistant", "content": content}
+        elif request.refusal_field:
+            out = {"role": "assistant", "content": content, "refusal": msg.refusal}
+        else:
+            content = assistant_text(msg)
+            out = {"role": "assistant", "content": content}
         if msg.tool_calls:
-            out["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                for c in msg.tool_calls
-            ]
-        if replay and msg.reasoning_content and provider_of(msg.model) == self.provider:
-            out["reasoning_content"] = msg.reasoning_content
-        if msg.content is None and len(out) == 2:
+            names = request.names
+            calls = out["tool_calls"] = []
+            for c in msg.tool_calls:  # (a loop: a comprehension reading `names` would build a closure per message)
+                calls.append(
+                    {"id": c.id, "type": "function", "function": {"name": names[c.name], "arguments": c.arguments}}
+                )
+        if replay and (request.turns is None or id(msg) in request.turns):
+            if msg.reasoning_content and provider_of(msg.model) == self.provider:
+                out["reasoning_content"] = msg.reasoning_content
+            elif request.turns is not None and msg.tool_calls:
+                out["reasoning_content"] = ""
+        if content is None and len(out) == 2:
             return None
         return out
 
@@ -198,7 +250,11 @@ class OpenAIChat(ChatLLM):
             request["tools"] = [
                 {
                     "type": "function",
-                    "function": {"name": t.name, "description": t.description, "parameters": self.clean_tool_schema(t)},
+                    "function": {
+                        "name": self.api_tool_name(t.name),
+                        "description": t.description,
+                        "parameters": self.clean_tool_schema(t),
+                    },
                 }
                 for t in tools
             ]
@@ -247,6 +303,9 @@ class OpenAIChat(ChatLLM):
                 yield ReasoningDelta(text=delta["reasoning_content"])
             if delta.get("content"):
                 yield TextDelta(text=delta["content"])
+            if delta.get("refusal"):
+                state.refused = True
+                yield RefusalDelta(text=delta["refusal"])
             for call in delta.get("tool_calls") or ():
                 function = call.get("function") or {}
                 yield ToolCallDelta(
@@ -260,7 +319,7 @@ class OpenAIChat(ChatLLM):
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         reason = state.finish_reason
-        return self._stream_end(reason, _finish_reason(reason), state.usage, state.model)
+        return self._stream_end(reason, _finish_reason(reason, state.refused), state.usage, state.model)
 
     # ----------------------------------------------------------------------------------- responses
     def parse_response(self, raw: Any) -> AssistantTextMessage:
@@ -271,11 +330,13 @@ class OpenAIChat(ChatLLM):
             ToolCall(id=c["id"], name=c["function"]["name"], arguments=c["function"].get("arguments") or "{}")
             for c in message.get("tool_calls") or ()
         ]
-        return AssistantTextMessage(
+        refusal = message.get("refusal") or None
+        return reply_message(
+            refusal,
             content=message.get("content") or "",
             reasoning_content=message.get("reasoning_content") or None,
             tool_calls=calls or None,
-            finish_reason=_finish_reason(choice.get("finish_reason")),
+            finish_reason=_finish_reason(choice.get("finish_reason"), refusal is not None),
             usage=self._usage(data.get("usage")),
             model=self._model_tag(data.get("model")),
         )
@@ -295,6 +356,20 @@ class OpenAIChat(ChatLLM):
         )
 
 
+class _Request:
+    """What one request's messages are converted with, worked out once: the tool names as this API sees
+    them; for `tool_turns`, the assistant messages (`id()`) of the turns that called a tool, whose messages
+    with tool calls but no reasoning of ours get an empty `reasoning_content` (DeepSeek wants the field on
+    every such message); whether a refusal goes in the `refusal` field (the model's profile) or as text."""
+
+    __slots__ = ("names", "refusal_field", "turns")
+
+    def __init__(self, names: ToolNames, turns: set[int] | None, refusal_field: bool) -> None:
+        self.names = names
+        self.turns = turns
+        self.refusal_field = refusal_field
+
+
 class _StreamState:
     """What a stream says once but the finish delta needs: model, finish reason, usage."""
 
@@ -302,7 +377,11 @@ class _StreamState:
         self.model: str | None = None
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
+        self.refused = False
 
 
-def _finish_reason(value: str | None) -> str | None:
-    return FINISH_REASONS.get(value, value) if value else None
+def _finish_reason(value: str | None, refused: bool) -> str | None:
+    """Ours for the provider's `value`; a refusal ends with `stop` on the wire and is `refusal` here."""
+    if not value:
+        return None
+    return "refusal" if refused else FINISH_REASONS.get(value, value)

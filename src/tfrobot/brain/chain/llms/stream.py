@@ -6,12 +6,12 @@ so a streamed reply and a non-streamed one are built by the same rules (tested t
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
-from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.conversation.message_dto import AssistantRefusalMessage, AssistantTextMessage
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.tool import ToolCall
 
 
@@ -24,6 +24,22 @@ class TextDelta(_Delta):
 
     type: Literal["text"] = "text"
     text: str
+
+
+class RefusalDelta(_Delta):
+    """A piece of the model's refusal (OpenAI streams `refusal` apart from the content)."""
+
+    type: Literal["refusal"] = "refusal"
+    text: str
+
+
+class ServerToolBlockDelta(_Delta):
+    """One whole block the provider executed on its side (a server tool call or its result), once complete;
+    the assembler records where in the text it came (`ServerToolBlock.text_offset`)."""
+
+    type: Literal["server_tool_block"] = "server_tool_block"
+    provider: str
+    block: dict[str, JsonValue]
 
 
 class ReasoningDelta(_Delta):
@@ -72,10 +88,25 @@ class FinishDelta(_Delta):
 
 
 StreamDelta: TypeAlias = Annotated[
-    TextDelta | ReasoningDelta | ReasoningBlockDelta | ToolCallDelta | TFLScriptDelta | FinishDelta,
+    TextDelta
+    | RefusalDelta
+    | ReasoningDelta
+    | ReasoningBlockDelta
+    | ServerToolBlockDelta
+    | ToolCallDelta
+    | TFLScriptDelta
+    | FinishDelta,
     Field(discriminator="type"),
 ]
 """Any streaming delta, dispatched on `type`."""
+
+
+def reply_message(refusal: str | None, **fields: Any) -> AssistantTextMessage:
+    """The message of one reply: an `AssistantRefusalMessage` when the provider refused (`refusal`), else an
+    `AssistantTextMessage`; the same for a streamed reply and a plain one."""
+    if refusal is not None:
+        return AssistantRefusalMessage(refusal=refusal, **fields)
+    return AssistantTextMessage(**fields)
 
 
 def reasoning_text(blocks: list[ReasoningBlock]) -> str | None:
@@ -88,6 +119,9 @@ class MessageAssembler:
 
     def __init__(self) -> None:
         self._text: list[str] = []
+        self._text_len = 0
+        self._refusal: list[str] = []
+        self._server: list[ServerToolBlock] = []
         self._reasoning: list[str] = []
         self._blocks: dict[int, dict[str, object]] = {}
         self._calls: dict[int, dict[str, str]] = {}
@@ -99,6 +133,13 @@ class MessageAssembler:
         match delta:
             case TextDelta():
                 self._text.append(delta.text)
+                self._text_len += len(delta.text)
+            case RefusalDelta():
+                self._refusal.append(delta.text)
+            case ServerToolBlockDelta():
+                self._server.append(
+                    ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=self._text_len)
+                )
             case ReasoningDelta():
                 self._reasoning.append(delta.text)
             case ReasoningBlockDelta():
@@ -128,10 +169,12 @@ class MessageAssembler:
             for _, c in sorted(self._calls.items())
         ]
         finish = self._finish or FinishDelta()
-        return AssistantTextMessage(
+        return reply_message(
+            "".join(self._refusal) or None,
             content="".join(self._text),
             reasoning_content="".join(self._reasoning) or reasoning_text(blocks),
             reasoning_blocks=blocks,
+            server_tool_blocks=self._server,
             tool_calls=calls or None,
             tfl_scripts=self._scripts or None,
             finish_reason=finish.finish_reason,

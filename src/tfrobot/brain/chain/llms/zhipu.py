@@ -4,7 +4,8 @@ subclass of `OpenAIChat`.
 
 Differences from OpenAI: `max_tokens` (not `max_completion_tokens`), no `stream_options`, no user
 `name`, video by URL in user turns, no audio or file parts, and the SDK has no async client. GLM
-reasoning models return `reasoning_content`; it is sent back during the running tool loop.
+reasoning models return `reasoning_content`; it is sent back as the model's profile says (the running
+tool loop for GLM, every tool-calling turn for DeepSeek models served here).
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
-
-from pydantic import Field
+from typing import Any, ClassVar
 
 from tfrobot.brain.chain.llms.chat_llm import move_to_extra_body
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.openai import OpenAIChat
+from tfrobot.brain.chain.llms.profiles import ReasoningReplay
 from tfrobot.schema.tool_definition import ToolDefinition
 
 NATIVE_PARAMS = frozenset(
@@ -46,11 +46,10 @@ class ZhipuChat(OpenAIChat):
     async_client: ClassVar[bool] = False
     stream_usage_option: ClassVar[bool] = False
     user_names: ClassVar[bool] = False
+    default_reasoning_replay: ClassVar[ReasoningReplay] = "tool_loop"
+    """GLM models no profile names (fine-tuned ids) still send their reasoning back in the tool loop."""
 
     model: str = "glm-4.6"
-    reasoning_replay: Literal["never", "tool_loop", "always"] = Field(
-        default="tool_loop", description="GLM reasoning is sent back within the running tool loop."
-    )
 
     def _assemble_api_request(
         self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None

@@ -8,6 +8,7 @@ there is no list of classes to edit (see `tfrobot.schema.message.discriminator`)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Annotated, Literal, TypeAlias
 
 from pydantic import AnyUrl, Field
@@ -16,7 +17,7 @@ from tfrobot.schema.message.base import BaseMessage, content_text
 from tfrobot.schema.message.conversation.trace import IntermediateTrace
 from tfrobot.schema.message.discriminator import DEFAULT_TAG, DISPATCH, get_discriminator_value
 from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMUserMessage
-from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.msg_part import (
     AudioUserMsgPart,
     FileUserMsgPart,
@@ -30,6 +31,7 @@ from tfrobot.schema.users import BaseUser
 __all__ = [
     "DEFAULT_TAG",
     "AssistantMessage",
+    "AssistantRefusalMessage",
     "AssistantTextMessage",
     "AttachmentMessage",
     "AudioMessage",
@@ -163,6 +165,10 @@ class AssistantMessage(BaseMessage):
     role: Literal["assistant"] = "assistant"
 
 
+def _is_empty(value: list[ServerToolBlock]) -> bool:
+    return not value
+
+
 class AssistantTextMessage(AssistantMessage):
     """The LLM's reply: text, reasoning, tool calls and TFL scripts, with what the provider reported."""
 
@@ -173,24 +179,61 @@ class AssistantTextMessage(AssistantMessage):
         default_factory=list,
         description="Native reasoning blocks with signatures, for replay to their provider.",
     )
+    server_tool_blocks: list[ServerToolBlock] = Field(
+        default_factory=list,
+        exclude_if=_is_empty,  # (came after v1: a reply without any is stored exactly as v1 stored it)
+        description="Tool calls and results the provider executed on its side (web search, code execution, MCP), "
+        "kept for replay to that provider; never executed by us.",
+    )
     finish_reason: str | None = Field(default=None, description="Why generation stopped, normalized.")
     usage: Usage | None = Field(default=None, description="Token usage of the call that produced it.")
     model: str | None = Field(default=None, description="Provider and model that answered, e.g. 'openai:gpt-4o'.")
 
     def to_llm_request(self) -> LLMAssistantMessage:
-        content = self.content
-        if self.tfl_scripts:
-            for script in self.tfl_scripts:
+        fields = self.__dict__  # (one attribute read, then dict lookups: this runs for every reply of every request)
+        content = fields["content"]
+        scripts = fields["tfl_scripts"]
+        if scripts:
+            for script in scripts:
                 if script not in content:
                     content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
-        calls, blocks = self.tool_calls, self.reasoning_blocks
-        return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model
+        calls, blocks, server = fields["tool_calls"], fields["reasoning_blocks"], fields["server_tool_blocks"]
+        if server:
+            return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model, refusal, …
+                content or None,
+                list(calls) if calls else [],
+                fields["reasoning_content"],
+                list(blocks) if blocks else [],
+                fields["model"],
+                None,
+                tuple(server),
+            )
+        return LLMAssistantMessage(  # (the usual reply: the fields after `model` keep their defaults)
             content or None,
             list(calls) if calls else [],
-            self.reasoning_content,
+            fields["reasoning_content"],
             list(blocks) if blocks else [],
-            self.model,
+            fields["model"],
         )
+
+
+class AssistantRefusalMessage(AssistantTextMessage):
+    """A reply in which the model refused to answer: OpenAI's `refusal` (content null, finish reason `stop` on
+    the wire), or Anthropic's `refusal` stop. `finish_reason` is 'refusal'.
+
+    Its own kind rather than a field of every reply: the refusal is never mistaken for an answer, nor dropped
+    as an empty one, and the replies that did answer carry no extra field (every field of a message costs
+    each request that reads the conversation back)."""
+
+    msg_type: Literal["refusal"] = "refusal"  # type: ignore[assignment]  # (a kind of its own: its own tag)
+    refusal: str = Field(
+        description="The refusal as the provider gave it: the model's words (OpenAI) or the explanation of the "
+        "refusal stop (Anthropic)."
+    )
+    finish_reason: str | None = Field(default="refusal", description="Why generation stopped: 'refusal'.")
+
+    def to_llm_request(self) -> LLMAssistantMessage:
+        return replace(super().to_llm_request(), refusal=self.refusal)
 
 
 def _history_parts(messages: Sequence[BaseMessage]) -> list[MsgPart]:

@@ -12,7 +12,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMToolMessage,
     LLMUserMessage,
 )
-from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 
 __all__ = [
     "BaseLLMMessage",
@@ -26,5 +26,6 @@ __all__ = [
     "LLMToolMessage",
     "LLMUserMessage",
     "ReasoningBlock",
+    "ServerToolBlock",
     "Usage",
 ]

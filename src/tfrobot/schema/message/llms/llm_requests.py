@@ -21,7 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
 from pydantic import ConfigDict, Field, RootModel, TypeAdapter
 
-from tfrobot.schema.message.llms.llm_response import ReasoningBlock
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock
 from tfrobot.schema.message.msg_part import MsgPart, TextUserMsgPart
 from tfrobot.schema.message.tool import ToolCall
 
@@ -91,7 +91,8 @@ class LLMUserMessage(BaseLLMMessage):
 
 @dataclass(slots=True)
 class LLMAssistantMessage(BaseLLMMessage):
-    """Assistant text, tool calls and reasoning; nothing of an `AssistantTextMessage` is left behind."""
+    """Assistant text, tool calls, reasoning, a refusal and the provider's server-side tool blocks; nothing of
+    an `AssistantTextMessage` is left behind."""
 
     role: Literal["assistant"] = field(default="assistant", kw_only=True)
     content: str | None = None
@@ -104,6 +105,8 @@ class LLMAssistantMessage(BaseLLMMessage):
             description="'provider:model' that wrote it; reasoning text is replayed only to the provider that made it."
         ),
     ] = None
+    refusal: Annotated[str | None, Field(description="What the model said when it refused to answer.")] = None
+    server_tool_blocks: tuple[ServerToolBlock, ...] = ()  # (a tuple: no default factory to run per message)
 
 
 @dataclass(slots=True)

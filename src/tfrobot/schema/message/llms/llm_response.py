@@ -1,10 +1,10 @@
-"""What providers return that we keep on messages: reasoning blocks and normalized token usage."""
+"""What providers return that we keep on messages: reasoning blocks, server-side tool blocks and usage."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from tfrobot.schema.types import AttributeValue
 
@@ -24,6 +24,36 @@ class ReasoningBlock(BaseModel):
     signature: str | None = Field(default=None, description="Provider signature that authenticates the block.")
     data: str | None = Field(default=None, description="Opaque payload of redacted thinking.")
     provider: str | None = Field(default=None, description="The provider that produced it, e.g. 'anthropic'.")
+
+
+class ServerToolBlock(BaseModel):
+    """A block of a reply that the provider's own servers executed: a server-side tool call or its result.
+
+    Anthropic's web search, web fetch and code execution (`server_tool_use`, `web_search_tool_result`,
+    `bash_code_execution_tool_result`, …) and its MCP connector (`mcp_tool_use`, `mcp_tool_result`), or a
+    Responses API item such as `web_search_call`. Nothing here is for us to execute: the provider ran it
+    and wants it back, unchanged, in the next request (a search result's `encrypted_content` is what lets
+    the model cite it). So the block is kept as the provider sent it and replayed only to that provider;
+    others never see it, as with reasoning blocks.
+    """
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    provider: str = Field(description="The provider that produced it, e.g. 'anthropic'; it alone receives it back.")
+    block: dict[str, JsonValue] = Field(
+        description="The block exactly as the provider sent it (its own `type` included), replayed as it is."
+    )
+    text_offset: int = Field(
+        default=0,
+        ge=0,
+        description="How many characters of the message's `content` came before this block, so that a replay "
+        "puts the text back around it where the model wrote it.",
+    )
+
+    @property
+    def type(self) -> str:
+        """The provider's block type, e.g. 'server_tool_use' or 'web_search_tool_result'."""
+        return str(self.block.get("type", ""))
 
 
 class Usage(BaseModel):
