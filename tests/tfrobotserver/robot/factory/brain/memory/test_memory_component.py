@@ -35,7 +35,9 @@ async def test_a_costly_pdf_is_read_off_the_event_loop(api: httpx.AsyncClient) -
     took = time.monotonic() - started
     assert doc["docMetadata"]["pages"] == 40
     print(f"\ningesting a 40-page PDF took {took * 1000:.0f} ms; longest event-loop stall {stall * 1000:.1f} ms")
-    assert stall < 0.25
+    # On the loop, the stall was the whole ingest; off it, a fraction, however loaded the machine (other
+    # processes slow the ingest and the ticker alike): a bound relative to the ingest holds on a busy CI.
+    assert stall < max(0.25, 0.5 * took)
 
 
 @pytest.mark.parametrize("server_url", ["sqlite"], indirect=True)
