@@ -11,5 +11,7 @@ export default defineConfig({
   base: "/",
   build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 2000 },
   server: { proxy: { "/api": "http://127.0.0.1:8000" } },
-  test: { environment: "node", include: ["tests/**/*.test.ts", "tests/**/*.test.tsx"], setupFiles: ["tests/setup-dom.ts"] },
+  // CI shares two cores with servers, databases and Chromium: a DOM test that takes 5 s there is
+  // slow, not broken, so the per-test limit is generous; each test still fails on a wrong answer.
+  test: { testTimeout: 30_000, environment: "node", include: ["tests/**/*.test.ts", "tests/**/*.test.tsx"], setupFiles: ["tests/setup-dom.ts"] },
 });
