@@ -14,7 +14,9 @@ since a process cannot unload a package nor unset its tracer provider:
 
 Printed: the median process CPU time of a turn (all threads: TFL runs off the event loop) over `--turns`
 turns, per contender, the median over `--rounds` rounds of fresh interpreters (contenders interleaved),
-and each one's cost over the baseline. Each child checks its harness: the turn's answer, and the spans
+and each one's cost over the baseline; and what one hook's check costs (`tracing()`, timed over 100,000
+calls), times the demo turn's seven hooks: on a loaded machine the turn's own noise is larger than that.
+Each child checks its harness: the turn's answer, and the spans
 it exported (none, or the seven of the tree). `--smoke` runs one short round.
 """
 
@@ -36,6 +38,10 @@ CONTENDERS = ("baseline", "disabled", "enabled")
 SPANS = 7
 """invoke_agent, three chats, two tool calls, one TFL script."""
 QUESTION = "weather in Paris and Tokyo, chart it"
+HOOK_CALLS = 100_000
+"""`tracing()` calls timed per child: what each of a turn's hooks pays to find out whether to trace."""
+HOOKS = 7
+"""Hook calls in the demo turn: one per span it would make."""
 
 
 def child(mode: str, turns: int) -> dict[str, float]:
@@ -75,13 +81,19 @@ def child(mode: str, turns: int) -> dict[str, float]:
                 times.append(elapsed)
 
     asyncio.run(turns_of())
+    from tfrobot.telemetry import tracing
+
+    start = time.process_time()
+    for _ in range(HOOK_CALLS):
+        tracing()
+    hook = (time.process_time() - start) / HOOK_CALLS
     loaded = any(name.startswith("opentelemetry") for name in sys.modules)
     if loaded != (mode != "baseline"):
         raise SystemExit(f"{mode}: OpenTelemetry modules loaded: {loaded}")
-    return {"turn": statistics.median(times)}
+    return {"turn": statistics.median(times), "hook": hook}
 
 
-def run_child(mode: str, turns: int) -> float:
+def run_child(mode: str, turns: int) -> dict[str, float]:
     done = subprocess.run(
         [sys.executable, __file__, "--child", mode, "--turns", str(turns)],
         capture_output=True,
@@ -91,7 +103,8 @@ def run_child(mode: str, turns: int) -> float:
     )
     if done.returncode != 0:
         raise SystemExit(f"{mode} failed:\n{done.stdout}\n{done.stderr}")
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["turn"])
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -110,15 +123,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\nthe demo turn ({SPANS} spans when traced); median process CPU time of {args.turns} turns per "
           f"interpreter, median of {args.rounds} interpreters per contender")  # fmt: skip
     times: dict[str, list[float]] = {name: [] for name in CONTENDERS}
+    hooks: dict[str, list[float]] = {name: [] for name in CONTENDERS}
     for r in range(args.rounds):
         for name in CONTENDERS[r % 3 :] + CONTENDERS[: r % 3]:
-            times[name].append(run_child(name, args.turns))
+            figures = run_child(name, args.turns)
+            times[name].append(figures["turn"])
+            hooks[name].append(figures["hook"])
     base = statistics.median(times["baseline"])
-    print(f"{'contender':<10}{'turn':>12}{'over baseline':>16}{'per span':>12}")
+    columns = f"{'turn':>12}{'over baseline':>16}{'per span':>12}{'one hook check':>17}{'x ' + str(HOOKS):>10}"
+    print(f"{'contender':<10}{columns}")
     for name in CONTENDERS:
-        turn = statistics.median(times[name])
+        turn, hook = statistics.median(times[name]), statistics.median(hooks[name])
         per_span = f"{(turn - base) / SPANS * 1e6:>9.1f} us" if name == "enabled" else f"{'':>12}"
-        print(f"{name:<10}{turn * 1e3:>9.3f} ms{(turn - base) * 1e6:>+13.1f} us{per_span}")
+        print(
+            f"{name:<10}{turn * 1e3:>9.3f} ms{(turn - base) * 1e6:>+13.1f} us{per_span}"
+            f"{hook * 1e9:>14.0f} ns{hook * HOOKS * 1e6:>7.2f} us"
+        )
     print(f"\nload average now {load_average()}")
     return 0
 

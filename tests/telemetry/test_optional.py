@@ -31,14 +31,13 @@ BLOCKED = ["opentelemetry"]
 {block}
 import asyncio
 import os
+os.environ["OTEL_PYTHON_TRACER_PROVIDER"] = "sdk_tracer_provider"  # so the hooks look for the extra
 from tfrobot.brain.demo import demo_chain
 from tfrobot.schema.message import TextMessage
 from tfrobot.telemetry import tracing
 
 answer = asyncio.run(demo_chain().arun(TextMessage(content="weather in Paris and Tokyo, chart it")))
 assert "chart" in answer.content, answer.content
-assert tracing() is None
-os.environ["OTEL_PYTHON_TRACER_PROVIDER"] = "sdk_tracer_provider"  # now the hooks look for the extra
 assert tracing() is None
 assert not [name for name in sys.modules if name.startswith("opentelemetry")]
 print("ok")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 from tfrobot.schema.message import BaseMessage, ConsoleResult, ToolCall, ToolReturn, UserMessage
@@ -39,23 +39,29 @@ class ModelSettings(Protocol):
 
 
 class _Loader:
-    """Whether the `otel` extra is importable, found out once."""
+    """The spans module's `active_recorder`, imported on the first hook call that may need it; `missing`
+    once the `otel` extra turned out not to be installed."""
 
+    active: Callable[[], Recorder | None] | None = None
     missing = False
+    provider_env = PROVIDER_ENV in os.environ
+    """Read once, as the API reads it once: a provider it builds on first use, without any import of ours."""
 
 
 def tracing() -> Recorder | None:
     """The recorder of the tracer provider in force, None when nothing traces (no extra, no provider set,
     or the SDK disabled by `OTEL_SDK_DISABLED`)."""
-    if _Loader.missing:
-        return None
-    if "opentelemetry.trace" not in sys.modules and PROVIDER_ENV not in os.environ:
+    active = _Loader.active
+    if active is not None:
+        return active()
+    if _Loader.missing or ("opentelemetry.trace" not in sys.modules and not _Loader.provider_env):
         return None  # nothing in this process uses OpenTelemetry, so no provider can be set: not even an import
     try:
         from tfrobot.telemetry.spans import active_recorder
     except ImportError:  # the `otel` extra is not installed
         _Loader.missing = True
         return None
+    _Loader.active = active_recorder
     return active_recorder()
 
 
