@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Iterable, Sequence
-from contextlib import aclosing
+from contextlib import AbstractContextManager, aclosing
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Final, TypeVar
 
@@ -106,6 +106,17 @@ class Recorder:
                             span.set_attribute(gen_ai.GEN_AI_OUTPUT_MESSAGES, _json([_output_message(message)]))
                     yield event
 
+    def _current(self, name: str, attributes: dict[str, AttributeValue]) -> AbstractContextManager[Span]:
+        """A new internal span, current inside the block; `_ending` ends it and records its error, once."""
+        return self.tracer.start_as_current_span(
+            name,
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+            end_on_exit=False,
+            record_exception=False,
+            set_status_on_exception=False,
+        )
+
     async def tool(self, call: ToolCall, job: Awaitable[ToolReturn]) -> ToolReturn:
         """`execute_tool {name}`: one tool call; an error result sets `error.type`."""
         attributes: dict[str, AttributeValue] = {
@@ -117,9 +128,7 @@ class Recorder:
         capture = capture_content()
         if capture:
             attributes[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = call.arguments
-        with self.tracer.start_as_current_span(
-            f"execute_tool {call.name}", kind=SpanKind.INTERNAL, attributes=attributes, record_exception=False
-        ) as span:
+        with self._current(f"execute_tool {call.name}", attributes) as span, _ending(span):
             returned = await job
             if capture:
                 span.set_attribute(gen_ai.GEN_AI_TOOL_CALL_RESULT, returned.result)
@@ -129,7 +138,7 @@ class Recorder:
             return returned
 
     async def tfl(self, script: str, job: Awaitable[ConsoleResult]) -> ConsoleResult:
-        """`execute_tool tfl`: one TFL script; a script error sets `error.type` to its kind (`name_error`, …)."""
+        """`execute_tool tfl`: one TFL script; a script error sets `error.type` to its kind (`name`, `syntax`, …)."""
         attributes: dict[str, AttributeValue] = {
             gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value,
             gen_ai.GEN_AI_TOOL_NAME: TFL_TOOL,
@@ -138,9 +147,7 @@ class Recorder:
         capture = capture_content()
         if capture:
             attributes[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = script
-        with self.tracer.start_as_current_span(
-            f"execute_tool {TFL_TOOL}", kind=SpanKind.INTERNAL, attributes=attributes, record_exception=False
-        ) as span:
+        with self._current(f"execute_tool {TFL_TOOL}", attributes) as span, _ending(span):
             result = await job
             meta = result.trace_meta or {}
             span.set_attributes(
@@ -191,9 +198,6 @@ def response_attributes(reply: AssistantTextMessage) -> dict[str, AttributeValue
         attributes[gen_ai.GEN_AI_RESPONSE_MODEL] = reply.model.split(":", 1)[-1]
     if reply.finish_reason:
         attributes[gen_ai.GEN_AI_RESPONSE_FINISH_REASONS] = (reply.finish_reason,)
-    response_id = getattr(reply, "response_id", None)
-    if isinstance(response_id, str) and response_id:
-        attributes[gen_ai.GEN_AI_RESPONSE_ID] = response_id
     if reply.usage is not None:
         totals: dict[str, int] = {}
         _add_usage(totals, reply.usage)
