@@ -9,12 +9,13 @@ starts (an SDK's HTTP call, the tool calls' tasks) nest under it.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Iterable, Sequence
-from contextlib import AbstractContextManager, aclosing
+from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Final, TypeVar
 
 from opentelemetry import context, trace
+from opentelemetry.context import Context
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes import error_attributes
 from opentelemetry.trace import NoOpTracer, NoOpTracerProvider, ProxyTracerProvider, Span, SpanKind, Status, StatusCode
@@ -66,15 +67,18 @@ class Recorder:
         span = self.tracer.start_span("invoke_agent", kind=SpanKind.INTERNAL, attributes=attributes)
         totals: dict[str, int] = {}
         final: AssistantTextMessage | None = None
+        ctx = trace.set_span_in_context(span)
         with _ending(span):
-            async with aclosing(_within(span, events)) as stream:
-                async for event in stream:
+            try:
+                while not isinstance(event := await _step(events, ctx), _End):
                     message = getattr(event, "message", None)
                     if isinstance(message, AssistantTextMessage):
                         final = message
                         if getattr(event, "type", None) == "assistant" and message.usage is not None:
                             _add_usage(totals, message.usage)
                     yield event
+            finally:
+                await _close(events, ctx)
             span.set_attributes(totals)
             if final is not None and capture_content():
                 span.set_attribute(gen_ai.GEN_AI_OUTPUT_MESSAGES, _json([_output_message(final)]))
@@ -96,15 +100,18 @@ class Recorder:
         if capture_content():
             attributes[gen_ai.GEN_AI_INPUT_MESSAGES] = _json([_message(m) for msgs in prompt for m in msgs])
         span = self.tracer.start_span(f"chat {llm.model}", kind=SpanKind.CLIENT, attributes=attributes)
+        ctx = trace.set_span_in_context(span)
         with _ending(span):
-            async with aclosing(_within(span, events)) as stream:
-                async for event in stream:
+            try:
+                while not isinstance(event := await _step(events, ctx), _End):
                     message = getattr(event, "message", None)
                     if isinstance(message, AssistantTextMessage):
                         span.set_attributes(response_attributes(message))
                         if capture_content():
                             span.set_attribute(gen_ai.GEN_AI_OUTPUT_MESSAGES, _json([_output_message(message)]))
                     yield event
+            finally:
+                await _close(events, ctx)
 
     def _current(self, name: str, attributes: dict[str, AttributeValue]) -> AbstractContextManager[Span]:
         """A new internal span, current inside the block; `_ending` ends it and records its error, once."""
@@ -213,28 +220,35 @@ def _add_usage(totals: dict[str, int], usage: Usage) -> None:
             totals[attribute] = totals.get(attribute, 0) + count
 
 
-async def _within(span: Span, events: AsyncIterator[T]) -> AsyncGenerator[T, None]:
-    """`events`, each step run with `span` current; the stream is closed when its consumer stops early,
-    so the code after it (storing a turn) runs under the span too."""
-    ctx = trace.set_span_in_context(span)
+class _End:
+    """What `_step` returns once the stream is exhausted."""
+
+
+_END: Final = _End()
+
+
+async def _step(events: AsyncIterator[T], ctx: Context) -> T | _End:
+    """The next of `events`, produced with `ctx` (its span) current: attached and detached in this one
+    step, whichever task runs it; `_END` after the last."""
+    token = context.attach(ctx)
     try:
-        while True:
-            token = context.attach(ctx)
-            try:
-                event = await anext(events)
-            except StopAsyncIteration:
-                return
-            finally:
-                context.detach(token)
-            yield event
+        return await anext(events)
+    except StopAsyncIteration:
+        return _END
     finally:
-        closing = getattr(events, "aclose", None)
-        if closing is not None:
-            token = context.attach(ctx)
-            try:
-                await closing()
-            finally:
-                context.detach(token)
+        context.detach(token)
+
+
+async def _close(events: AsyncIterator[T], ctx: Context) -> None:
+    """Close `events` under `ctx` when its consumer stopped early (a no-op on an exhausted stream), so the
+    code after its last `yield` (storing a turn) runs inside the span, before the span ends."""
+    closing = getattr(events, "aclose", None)
+    if closing is not None:
+        token = context.attach(ctx)
+        try:
+            await closing()
+        finally:
+            context.detach(token)
 
 
 class _ending:
