@@ -6,18 +6,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from tests.fake_provider import base_url, fake_provider, with_fault
+from tests.fake_provider import ANSWER, MODEL, base_url, fake_provider, with_fault
 from tests.otel_memory import by_name, parent_of
 from tfrobot.brain import Brain
-from tfrobot.brain.chain.llms import OpenAIChat, RateLimitError, ScriptedCall, ScriptedChat, ScriptRule
+from tfrobot.brain.chain.llms import AnthropicChat, OpenAIChat, RateLimitError, ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.demo import demo_chain
 from tfrobot.brain.memory import SQLMessageStore
 from tfrobot.schema.message import TextMessage
-from tfrobot.telemetry import CAPTURE_CONTENT_ENV, traced_turn, tracing
+from tfrobot.telemetry import CAPTURE_CONTENT_ENV, traced_response_id, traced_turn, tracing
 
 WEATHER = "weather in Paris and Tokyo, chart it"
 
@@ -127,6 +128,35 @@ async def test_a_provider_failure_is_an_error_span_with_the_typed_error(
         assert [event.name for event in span.events] == ["exception"]
     assert _attr(chat, "gen_ai.provider.name") == "openai"
     assert _attr(chat, "gen_ai.request.model") == "gpt-4o"
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize(("provider", "response_id"), [("openai", "chatcmpl-1"), ("anthropic", "msg_1")])
+async def test_each_chat_span_carries_the_providers_response_id(
+    exporter: InMemorySpanExporter, provider: str, response_id: str, stream: bool
+) -> None:
+    with fake_provider() as root:
+        settings = {"api_key": "sk-test", "base_url": base_url(root, provider), "max_retries": 0}
+        llm = OpenAIChat(model=MODEL["openai"], **settings) if provider == "openai" else AnthropicChat(
+            model=MODEL["anthropic"], max_tokens=1024, **settings
+        )  # fmt: skip
+        try:
+            answer = await demo_chain(llm, stream=stream).arun(TextMessage(content="weather in Paris"))
+        finally:
+            await llm.aclose()
+    assert answer.content == ANSWER
+    chats = by_name(exporter.get_finished_spans(), f"chat {llm.model}")
+    assert len(chats) == 2  # the tool call, then the answer
+    assert [_attr(chat, "gen_ai.response.id") for chat in chats] == [response_id, response_id]
+    assert {_attr(chat, "gen_ai.provider.name") for chat in chats} == {provider}
+
+
+def test_a_reply_id_outside_a_chat_span_touches_no_span(exporter: InMemorySpanExporter) -> None:
+    tracer = trace.get_tracer("test")
+    with tracer.start_as_current_span("the caller's own span"):
+        traced_response_id("chatcmpl-elsewhere")
+    (own,) = exporter.get_finished_spans()
+    assert "gen_ai.response.id" not in (own.attributes or {})
 
 
 async def test_a_failed_tool_call_and_a_failed_script_are_error_spans(exporter: InMemorySpanExporter) -> None:

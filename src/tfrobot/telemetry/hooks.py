@@ -99,3 +99,12 @@ def traced_tfl(script: str, job: Awaitable[ConsoleResult]) -> Awaitable[ConsoleR
     """One TFL script run (`job`) inside an `execute_tool tfl` span."""
     recorder = tracing()
     return job if recorder is None else recorder.tfl(script, job)
+
+
+def traced_response_id(response_id: str | None) -> None:
+    """The provider's id of the reply being received, on the LLM call's `chat` span (`gen_ai.response.id`);
+    called by the LLM layer where it reads the id, nothing when no chat span is being recorded."""
+    if response_id:
+        recorder = tracing()
+        if recorder is not None:
+            recorder.response_id(response_id)

@@ -38,6 +38,8 @@ ERROR_KIND: Final = "tfrobot.error.kind"
 TOOL_ERROR: Final = "tool_error"
 """`error.type` of a tool call whose result is an error (tools report failures as results, not exceptions)."""
 
+_CHAT_SPAN: Final = context.create_key("tfrobot.chat_span")
+"""The context key of the chat span while its LLM call runs (`Recorder.response_id` finds it there)."""
 _USAGE: Final = (
     ("input_tokens", gen_ai.GEN_AI_USAGE_INPUT_TOKENS),
     ("output_tokens", gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS),
@@ -100,7 +102,7 @@ class Recorder:
         if capture_content():
             attributes[gen_ai.GEN_AI_INPUT_MESSAGES] = _json([_message(m) for msgs in prompt for m in msgs])
         span = self.tracer.start_span(f"chat {llm.model}", kind=SpanKind.CLIENT, attributes=attributes)
-        ctx = trace.set_span_in_context(span)
+        ctx = context.set_value(_CHAT_SPAN, span, trace.set_span_in_context(span))
         with _ending(span):
             try:
                 while not isinstance(event := await _step(events, ctx), _End):
@@ -112,6 +114,13 @@ class Recorder:
                     yield event
             finally:
                 await _close(events, ctx)
+
+    def response_id(self, response_id: str) -> None:
+        """`gen_ai.response.id` on the chat span whose call is running (none outside one: an LLM called on
+        its own leaves the caller's spans alone)."""
+        span = context.get_value(_CHAT_SPAN)
+        if isinstance(span, Span):
+            span.set_attribute(gen_ai.GEN_AI_RESPONSE_ID, response_id)
 
     def _current(self, name: str, attributes: dict[str, AttributeValue]) -> AbstractContextManager[Span]:
         """A new internal span, current inside the block; `_ending` ends it and records its error, once."""
