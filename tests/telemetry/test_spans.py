@@ -14,11 +14,21 @@ from opentelemetry.trace import SpanKind, StatusCode
 from tests.fake_provider import ANSWER, MODEL, base_url, fake_provider, with_fault
 from tests.otel_memory import by_name, parent_of
 from tfrobot.brain import Brain
-from tfrobot.brain.chain.llms import AnthropicChat, OpenAIChat, RateLimitError, ScriptedCall, ScriptedChat, ScriptRule
+from tfrobot.brain.chain.llms import (
+    AnthropicChat,
+    OpenAIChat,
+    ProviderConnectionError,
+    RateLimitError,
+    ScriptedCall,
+    ScriptedChat,
+    ScriptRule,
+)
 from tfrobot.brain.demo import demo_chain
 from tfrobot.brain.memory import SQLMessageStore
 from tfrobot.schema.message import TextMessage
-from tfrobot.telemetry import CAPTURE_CONTENT_ENV, traced_response_id, traced_turn, tracing
+from tfrobot.telemetry import CAPTURE_CONTENT_ENV, redact_errors_with, traced_response_id, traced_turn, tracing
+from tfrobot.telemetry.spans import record_error
+from tfrobotserver.redaction import redact_text
 
 WEATHER = "weather in Paris and Tokyo, chart it"
 
@@ -157,6 +167,23 @@ def test_a_reply_id_outside_a_chat_span_touches_no_span(exporter: InMemorySpanEx
         traced_response_id("chatcmpl-elsewhere")
     (own,) = exporter.get_finished_spans()
     assert "gen_ai.response.id" not in (own.attributes or {})
+
+
+def test_error_texts_leave_through_the_servers_credential_mask(exporter: InMemorySpanExporter) -> None:
+    redact_errors_with(redact_text)  # what `tfrobot serve --otel` sets
+    try:
+        span = trace.get_tracer("test").start_span("failing")
+        record_error(span, ProviderConnectionError("openai", "cannot reach postgresql://app:hunter2@db/prod"))
+        span.end()
+    finally:
+        redact_errors_with(None)
+    (failed,) = exporter.get_finished_spans()
+    (event,) = failed.events
+    shown = [str((event.attributes or {})[key]) for key in ("exception.message", "exception.stacktrace")]
+    shown.append(failed.status.description or "")
+    for text in shown:
+        assert "hunter2" not in text
+        assert "app:***@db" in text
 
 
 async def test_a_failed_tool_call_and_a_failed_script_are_error_spans(exporter: InMemorySpanExporter) -> None:

@@ -15,6 +15,7 @@ Message contents (prompts, replies, tool arguments and results, scripts) are rec
 from tfrobot.telemetry.hooks import (
     CAPTURE_CONTENT_ENV,
     capture_content,
+    redact_errors_with,
     traced_chat,
     traced_response_id,
     traced_tfl,
@@ -26,6 +27,7 @@ from tfrobot.telemetry.hooks import (
 __all__ = [
     "CAPTURE_CONTENT_ENV",
     "capture_content",
+    "redact_errors_with",
     "traced_chat",
     "traced_response_id",
     "traced_tfl",

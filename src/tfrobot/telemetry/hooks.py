@@ -65,6 +65,18 @@ def tracing() -> Recorder | None:
     return active_recorder()
 
 
+class Redaction:
+    """How the text of an error is cleaned before it goes on a span (its message, status and stack trace):
+    unchanged by default; `tfrobot serve` masks credentials as in its log lines (`redact_errors_with`)."""
+
+    text: Callable[[str], str] | None = None
+
+
+def redact_errors_with(redact: Callable[[str], str] | None) -> None:
+    """Clean every error text put on a span with `redact` (None: leave it as it is)."""
+    Redaction.text = redact
+
+
 def capture_content() -> bool:
     """Whether spans carry message contents (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`)."""
     return os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() in _CAPTURE_ON

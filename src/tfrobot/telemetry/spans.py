@@ -9,6 +9,7 @@ starts (an SDK's HTTP call, the tool calls' tasks) nest under it.
 from __future__ import annotations
 
 import json
+import traceback
 from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from importlib.metadata import PackageNotFoundError, version
@@ -23,7 +24,7 @@ from opentelemetry.util.types import AttributeValue
 
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, ToolCall, ToolReturn, UserMessage
 from tfrobot.schema.message.llms.llm_response import Usage
-from tfrobot.telemetry.hooks import ModelSettings, capture_content
+from tfrobot.telemetry.hooks import ModelSettings, Redaction, capture_content
 
 T = TypeVar("T")
 
@@ -277,13 +278,22 @@ class _ending:
 
 
 def record_error(span: Span, exc: BaseException) -> None:
-    """`exc` on `span`: the exception event, `error.type`, the error's `kind` when typed, an error status."""
-    span.record_exception(exc)
+    """`exc` on `span`: the exception event, `error.type`, the error's `kind` when typed, an error status;
+    its message and stack trace cleaned by `Redaction.text` when one is set (the server's credential mask)."""
+    redact = Redaction.text or str
+    message = redact(str(exc))
+    span.record_exception(
+        exc,
+        attributes={
+            "exception.message": message,
+            "exception.stacktrace": redact("".join(traceback.format_exception(exc))),
+        },
+    )
     span.set_attribute(error_attributes.ERROR_TYPE, type(exc).__qualname__)
     kind = getattr(exc, "kind", None)
     if isinstance(kind, str):
         span.set_attribute(ERROR_KIND, kind)
-    span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"[:300]))
+    span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {message}"[:300]))
 
 
 def _message(msg: BaseMessage) -> dict[str, Any]:

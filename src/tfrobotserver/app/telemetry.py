@@ -12,7 +12,9 @@ from typing import Final
 
 from fastapi import FastAPI
 
+from tfrobot.telemetry import redact_errors_with
 from tfrobot.telemetry.switch import wanted
+from tfrobotserver.redaction import redact_text
 
 EXTRA_FIX: Final = "install the `otel` extra (pip install 'tfrobot[otel]'), or serve without --otel / TFROBOT_OTEL"
 
@@ -30,6 +32,7 @@ def enable_tracing(app: FastAPI, flag: bool | None = None) -> bool:
         raise ImportError(
             f"telemetry is switched on but {exc.name or 'opentelemetry'} is missing: {EXTRA_FIX}"
         ) from exc
+    redact_errors_with(redact_text)  # errors on spans leave as the log lines do: credentials masked
     provider = setup.configure_sdk()
     FastAPIInstrumentor.instrument_app(app, tracer_provider=provider, exclude_spans=["receive", "send"])
     return True
