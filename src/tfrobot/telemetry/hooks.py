@@ -45,7 +45,8 @@ class _Loader:
     active: Callable[[], Recorder | None] | None = None
     missing = False
     provider_env = PROVIDER_ENV in os.environ
-    """Read once, as the API reads it once: a provider it builds on first use, without any import of ours."""
+    """Read at import, like the SDK's other variables that are set before a process starts: with it, the API
+    builds a provider on first use without anyone importing OpenTelemetry first."""
 
 
 def tracing() -> Recorder | None:
