@@ -2,7 +2,7 @@
 but nothing set up, and traced into the SDK's in-memory exporter.
 
 The turn is the demo's (`demo_chain`, the offline scripted model): three LLM calls, two parallel tool
-calls and a TFL script, so seven spans when traced. Each contender runs in a fresh interpreter of its own,
+calls and a TFL script, so eight spans when traced. Each contender runs in a fresh interpreter of its own,
 since a process cannot unload a package nor unset its tracer provider:
 
 * baseline  — no OpenTelemetry module is imported: each hook sees that and returns (`tracing()`).
@@ -15,9 +15,9 @@ since a process cannot unload a package nor unset its tracer provider:
 Printed: the median process CPU time of a turn (all threads: TFL runs off the event loop) over `--turns`
 turns, per contender, the median over `--rounds` rounds of fresh interpreters (contenders interleaved),
 and each one's cost over the baseline; and what one hook's check costs (`tracing()`, timed over 100,000
-calls), times the demo turn's seven hooks: on a loaded machine the turn's own noise is larger than that.
+calls), times the demo turn's eight hooks: on a loaded machine the turn's own noise is larger than that.
 Each child checks its harness: the turn's answer, and the spans
-it exported (none, or the seven of the tree). `--smoke` runs one short round.
+it exported (none, or the eight of the tree). `--smoke` runs one short round.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ from pathlib import Path
 from harness.machine import header, load_average
 
 CONTENDERS = ("baseline", "disabled", "enabled")
-SPANS = 7
-"""invoke_agent, three chats, two tool calls, one TFL script."""
+SPANS = 8
+"""invoke_agent, three chats, two tool calls, one TFL script and the tool it calls."""
 QUESTION = "weather in Paris and Tokyo, chart it"
 HOOK_CALLS = 100_000
 """`tracing()` calls timed per child: what each of a turn's hooks pays to find out whether to trace."""
-HOOKS = 7
+HOOKS = 8
 """Hook calls in the demo turn: one per span it would make."""
 
 

@@ -41,12 +41,21 @@ async def test_a_demo_turn_is_one_invoke_agent_span_over_its_llm_tool_and_tfl_sp
     spans = exporter.get_finished_spans()
     names = sorted(span.name for span in spans)
     assert names == sorted(
-        ["invoke_agent", *["chat scripted-1"] * 3, *["execute_tool weather"] * 2, "execute_tool tfl"]
+        [
+            "invoke_agent",
+            *["chat scripted-1"] * 3,
+            *["execute_tool weather"] * 2,
+            "execute_tool tfl",
+            "execute_tool chart",  # called by the script
+        ]
     )
     (root,) = by_name(spans, "invoke_agent")
     assert root.parent is None
     assert root.kind is SpanKind.INTERNAL
-    assert {parent_of(span) for span in spans if span is not root} == {root.context.span_id}
+    (tfl,) = by_name(spans, "execute_tool tfl")
+    (chart,) = by_name(spans, "execute_tool chart")
+    assert parent_of(chart) == tfl.context.span_id  # from the script's worker thread, back on the loop
+    assert {parent_of(span) for span in spans if span not in (root, chart)} == {root.context.span_id}
     assert len({span.context.trace_id for span in spans}) == 1
     assert root.attributes is not None
     assert dict(root.attributes) == {
@@ -81,8 +90,9 @@ async def test_a_demo_turn_is_one_invoke_agent_span_over_its_llm_tool_and_tfl_sp
         assert chats[0].end_time is not None
         assert tool.start_time is not None
         assert chats[0].end_time <= tool.start_time <= (chats[1].start_time or 0)  # between the two LLM calls
-    (tfl,) = by_name(spans, "execute_tool tfl")
     assert _attr(tfl, "gen_ai.tool.name") == "tfl"
+    assert _attr(chart, "gen_ai.tool.name") == "chart"
+    assert chart.status.status_code is StatusCode.UNSET
     assert _attr(tfl, "tfrobot.tfl.tool_calls") == 1  # the chart
     assert tfl.status.status_code is StatusCode.UNSET
     assert "chart" in answer.content

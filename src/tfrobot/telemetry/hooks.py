@@ -121,3 +121,9 @@ def traced_response_id(response_id: str | None) -> None:
         recorder = tracing()
         if recorder is not None:
             recorder.response_id(response_id)
+
+
+def traced_script_tool(name: str, job: Awaitable[T]) -> Awaitable[T]:
+    """A tool call of a TFL script (`job`) inside an `execute_tool {name}` span, under the script's span."""
+    recorder = tracing()
+    return job if recorder is None else recorder.script_tool(name, job)

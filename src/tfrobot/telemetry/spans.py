@@ -154,6 +154,17 @@ class Recorder:
                 span.set_status(Status(StatusCode.ERROR, "the tool call returned an error result"))
             return returned
 
+    async def script_tool(self, name: str, job: Awaitable[T]) -> T:
+        """`execute_tool {name}` of a tool a TFL script called (no call id: the script called it, not the
+        model); a failure is the exception the script sees (`ToolFailure`, bad arguments), recorded."""
+        attributes: dict[str, AttributeValue] = {
+            gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value,
+            gen_ai.GEN_AI_TOOL_NAME: name,
+            gen_ai.GEN_AI_TOOL_TYPE: "function",
+        }
+        with self._current(f"execute_tool {name}", attributes) as span, _ending(span):
+            return await job
+
     async def tfl(self, script: str, job: Awaitable[ConsoleResult]) -> ConsoleResult:
         """`execute_tool tfl`: one TFL script; a script error sets `error.type` to its kind (`name`, `syntax`, …)."""
         attributes: dict[str, AttributeValue] = {
