@@ -166,7 +166,8 @@ class Recorder:
             return await job
 
     async def tfl(self, script: str, job: Awaitable[ConsoleResult]) -> ConsoleResult:
-        """`execute_tool tfl`: one TFL script; a script error sets `error.type` to its kind (`name`, `syntax`, …)."""
+        """`execute_tool tfl`: one TFL script; a script error sets `error.type` to its kind (`name`, `syntax`,
+        `timeout`, …)."""
         attributes: dict[str, AttributeValue] = {
             gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value,
             gen_ai.GEN_AI_TOOL_NAME: TFL_TOOL,
