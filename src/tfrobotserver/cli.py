@@ -23,8 +23,10 @@ from fastapi import FastAPI
 from rich.console import Console
 
 from tfrobot.brain.memory import MemoryStoreError
+from tfrobot.telemetry.switch import ENABLE_ENV
 from tfrobotserver.app.factory import configured_robots, create_app
 from tfrobotserver.app.settings import ServerSettings, host_name, load_settings
+from tfrobotserver.app.telemetry import enable_tracing
 from tfrobotserver.redaction import redact_text
 
 app = typer.Typer(help="TFRobot: an agent framework and its TFSAction server.", no_args_is_help=True)
@@ -107,6 +109,13 @@ def serve(
             f"link, also in <data dir>/{LOCAL_TOKEN_FILE}); --no-local-token lets every local process in"
         ),
     ] = True,
+    otel: Annotated[
+        bool | None,
+        typer.Option(
+            help="export OpenTelemetry traces of requests and turns (the `otel` extra; configured by the OTEL_* "
+            "variables; default: on when TFROBOT_OTEL=1 or an OTLP endpoint is set; docs/telemetry.md)"
+        ),
+    ] = None,
 ) -> None:
     """Serve the configured robots (default: the offline demo robot) over HTTP."""
     try:
@@ -115,6 +124,7 @@ def serve(
         settings = bound_settings(settings, bind_host, bind_port, allowed_host or [])
         secret = make_local_secret() if local_token and not settings.tokens else None
         api = create_app(settings, local_secret=secret)
+        traced = enable_tracing(api, otel)
         if workers > 1 and settings.resolved_database_url().startswith("sqlite"):
             raise ValueError(
                 f"--workers {workers} needs a client-server database: SQLite takes one writer at a time. Set "
@@ -140,6 +150,8 @@ def serve(
             soft_wrap=True,
         )
     _console.print(f"data: {redact_text(settings.resolved_database_url())}")
+    if traced:
+        _console.print("telemetry: OpenTelemetry traces exported (docs/telemetry.md)")
     options: dict[str, Any] = {
         "host": bind_host,
         "port": bind_port,
@@ -158,6 +170,7 @@ def serve(
     os.environ[_SERVE_ENV] = json.dumps({**plan, "host": bind_host, "port": bind_port, "local": bool(secret)})
     if secret is not None:
         os.environ[LOCAL_TOKEN_ENV] = secret
+    os.environ[ENABLE_ENV] = "1" if traced else "0"  # the workers trace as this process decided
     uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
 
 
@@ -178,6 +191,7 @@ def worker_app() -> FastAPI:
     settings = load_settings(Path(plan["config"]) if plan["config"] else None)
     settings = bound_settings(settings, plan["host"], plan["port"], plan["allowed_hosts"])
     api = create_app(settings, local_secret=os.environ[LOCAL_TOKEN_ENV] if plan["local"] else None)
+    enable_tracing(api)
     gc.freeze()
     return api
 

@@ -10,6 +10,7 @@ from tfrobot.drive.confirm import DEFAULT_CONFIRM_TIMEOUT, Confirm, confirmation
 from tfrobot.drive.tool import BaseTool, Tool
 from tfrobot.schema.message import BaseMessage, ToolCall, ToolReturn
 from tfrobot.schema.tool_definition import ToolDefinition
+from tfrobot.telemetry import traced_tool
 
 
 class Drive:
@@ -72,5 +73,5 @@ class Drive:
         self, calls: Sequence[ToolCall], *, conversation_id: str | None = None, confirm: Confirm | None = None
     ) -> BaseMessage:
         """Run one turn's calls concurrently; results keep the calls' order (the seed's role="tool" message)."""
-        results = await asyncio.gather(*(self.call(c, confirm=confirm) for c in calls))
+        results = await asyncio.gather(*(traced_tool(c, self.call(c, confirm=confirm)) for c in calls))
         return BaseMessage(role="tool", tool_reses=list(results), conversation_id=conversation_id)

@@ -9,6 +9,7 @@ from typing import Any
 from tfrobot.drive.drive import Drive
 from tfrobot.drive.tool import ToolArgumentsError, ToolFailure, ToolOutput
 from tfrobot.schema.message import ToolReturn
+from tfrobot.telemetry import traced_script_tool
 from tfrobot.tfl import TFLToolSignature, ToolResult
 
 
@@ -44,7 +45,7 @@ class DriveToolRegistry:
                     f"{name} needs the user's confirmation, which a TFL script cannot ask for; "
                     "call it as a tool call instead"
                 )
-            value = await tool.invoke(tool.validate(arguments))
+            value = await traced_script_tool(name, tool.invoke(tool.validate(arguments)))
         except (ToolArgumentsError, ToolFailure) as exc:
             return ToolReturn(call_id=f"tfl_{next(self._ids)}", name=name, is_error=True, result=str(exc))
         if isinstance(value, ToolOutput):  # TFL's own form of a value with attachments

@@ -22,6 +22,7 @@ from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.console import ConsoleResult
 from tfrobot.schema.message.msg_part import MsgPart
 from tfrobot.schema.types import AttributeValue
+from tfrobot.telemetry import traced_tfl
 from tfrobot.tfl.errors import TFLError, TFLScriptError
 from tfrobot.tfl.limits import TFLLimits
 from tfrobot.tfl.nodes import (
@@ -383,7 +384,7 @@ class TFLInterpreter:
         results: list[ConsoleResult] = []
         for script in scripts:
             left = None if max_seconds is None else max_seconds - seconds_of(results)
-            results.append(await self.arun(script, max_seconds=left))
+            results.append(await traced_tfl(script, self.arun(script, max_seconds=left)))
         return BaseMessage(role="console", console_reses=results, conversation_id=conversation_id)
 
     def run(self, script: str) -> ConsoleResult:

@@ -28,6 +28,7 @@ from tfrobot.drive import Confirm, Drive
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, UserMessage
 from tfrobot.schema.tool_definition import ToolDefinition
+from tfrobot.telemetry import traced_chat, traced_turn
 from tfrobot.tfl import TFLInterpreter, seconds_of
 
 _TFL_BLOCK = re.compile(r"```tfl[ \t]*\n(.*?)```", re.DOTALL)
@@ -88,8 +89,12 @@ class Chain:
             return list(history)
         return [BaseMessage(role="system", content=self.system_prompt, create_ts=0), *history]
 
-    async def astream(self, user_input: UserMessage, history: Sequence[BaseMessage] = ()) -> AsyncIterator[ChainEvent]:
-        """The turn as events; the last one is the `FinalMessage`."""
+    def astream(self, user_input: UserMessage, history: Sequence[BaseMessage] = ()) -> AsyncIterator[ChainEvent]:
+        """The turn as events; the last one is the `FinalMessage`. Traced as an `invoke_agent` span when
+        telemetry is on (`tfrobot.telemetry`)."""
+        return traced_turn(self._astream(user_input, history), self.llm, user_input)
+
+    async def _astream(self, user_input: UserMessage, history: Sequence[BaseMessage]) -> AsyncIterator[ChainEvent]:
         ctx = ChainContext()
         marks: list[tuple[str, int]] = []
         history = self.prompt_history(history)
@@ -97,7 +102,8 @@ class Chain:
         try:
             for step in range(self.max_steps):
                 reply: AssistantTextMessage | None = None
-                async for event in self._think(user_input, history, ctx, step):
+                thinking = self._think(user_input, history, ctx, step)
+                async for event in traced_chat(thinking, self.llm, history, user_input, ctx.intermediate_msgs):
                     if isinstance(event, AssistantStep):
                         reply = event.message
                     yield event

@@ -298,6 +298,7 @@ class AnthropicChat(ChatLLM):
         if kind == "message_start":
             message = event.get("message") or {}
             state.model = message.get("model")
+            state.response_id = message.get("id")
             state.usage.update(clean_nones(message.get("usage") or {}))
         elif kind == "content_block_start":
             block = event.get("content_block") or {}
@@ -344,7 +345,9 @@ class AnthropicChat(ChatLLM):
     def _finish(self, state: _StreamState) -> FinishDelta:
         # (the stop reason comes in `message_delta`, near the end)
         reason = state.stop_reason
-        return self._stream_end(reason, _finish_reason(reason), self._usage(state.usage), state.model)
+        return self._stream_end(
+            reason, _finish_reason(reason), self._usage(state.usage), state.model, state.response_id
+        )
 
     # ----------------------------------------------------------------------------------- responses
     def parse_response(self, raw: Any) -> AssistantTextMessage:
@@ -406,6 +409,7 @@ class AnthropicChat(ChatLLM):
 class _StreamState:
     def __init__(self) -> None:
         self.model: str | None = None
+        self.response_id: str | None = None
         self.stop_reason: str | None = None
         self.usage: dict[str, Any] = {}
         self.server: dict[int, tuple[dict[str, Any], list[str]]] = {}

@@ -53,6 +53,7 @@ from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMMes
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.msg_part import MediaPart
 from tfrobot.schema.tool_definition import ToolDefinition
+from tfrobot.telemetry import traced_response_id
 
 
 def clean_nones(value: Any) -> Any:
@@ -472,6 +473,7 @@ class ChatLLM(BaseModel):
 
     def _parsed(self, raw: Any) -> AssistantTextMessage:
         """`parse_response(raw)`; an answer it cannot read is the provider's fault, said with what came back."""
+        traced_response_id(self._response_id(raw))
         try:
             return self.parse_response(raw)
         except LLMError:
@@ -481,6 +483,11 @@ class ChatLLM(BaseModel):
             raise ProviderResponseError(
                 self.provider, f"the answer of {self._endpoint()} is not {self.provider}'s API: {str(shown)[:300]!r}"
             ) from exc
+
+    def _response_id(self, raw: Any) -> str | None:
+        """Provider hook: the provider's id of a whole reply (its `id`, as most APIs name it), for traces."""
+        found = raw.get("id") if isinstance(raw, dict) else getattr(raw, "id", None)
+        return found if isinstance(found, str) else None
 
     def _endpoint(self) -> str:
         return self.base_url or f"{self.provider}'s API"
@@ -564,11 +571,18 @@ class ChatLLM(BaseModel):
         return True
 
     def _stream_end(
-        self, reason: str | None, finish_reason: str | None, usage: Usage | None, model: str | None
+        self,
+        reason: str | None,
+        finish_reason: str | None,
+        usage: Usage | None,
+        model: str | None,
+        response_id: str | None = None,
     ) -> FinishDelta:
         """The last delta of a stream whose provider said why it stopped (`reason`, as the provider wrote
         it). Without a reason the stream was cut short and what arrived is half an answer: failing the
-        turn keeps its trace, whereas returning it would store it as complete."""
+        turn keeps its trace, whereas returning it would store it as complete. `response_id`, the
+        provider's id of the reply, goes to the trace (`traced_response_id`)."""
+        traced_response_id(response_id)
         if reason is None:
             raise ProviderUnavailableError(
                 self.provider, "the stream ended before the response was complete (no finish reason); retry the turn"

@@ -257,9 +257,14 @@ class GeminiChat(ChatLLM):
     def _finish(self, state: _StreamState) -> FinishDelta:
         # (Gemini sends `finishReason` with its last chunk)
         reason = state.finish_reason
-        return self._stream_end(reason, _finish_reason(reason, state.calls > 0), self._usage(state.usage), state.model)
+        finish_reason = _finish_reason(reason, state.calls > 0)
+        return self._stream_end(reason, finish_reason, self._usage(state.usage), state.model, state.response_id)
 
     # ----------------------------------------------------------------------------------- responses
+    def _response_id(self, raw: Any) -> str | None:
+        found = raw.get("response_id") if isinstance(raw, dict) else getattr(raw, "response_id", None)
+        return found if isinstance(found, str) else None
+
     def parse_response(self, raw: Any) -> AssistantTextMessage:
         data = _dump(raw)
         candidate = (data.get("candidates") or [{}])[0]

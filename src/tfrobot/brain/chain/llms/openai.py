@@ -293,6 +293,7 @@ class OpenAIChat(ChatLLM):
 
     def _chunk_deltas(self, chunk: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
         state.model = chunk.get("model") or state.model
+        state.response_id = chunk.get("id") or state.response_id
         if chunk.get("usage"):
             state.usage = self._usage(chunk["usage"])
         for choice in chunk.get("choices") or ():
@@ -319,7 +320,8 @@ class OpenAIChat(ChatLLM):
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         reason = state.finish_reason
-        return self._stream_end(reason, _finish_reason(reason, state.refused), state.usage, state.model)
+        finish_reason = _finish_reason(reason, state.refused)
+        return self._stream_end(reason, finish_reason, state.usage, state.model, state.response_id)
 
     # ----------------------------------------------------------------------------------- responses
     def parse_response(self, raw: Any) -> AssistantTextMessage:
@@ -371,10 +373,11 @@ class _Request:
 
 
 class _StreamState:
-    """What a stream says once but the finish delta needs: model, finish reason, usage."""
+    """What a stream says once but the finish delta needs: model, finish reason, usage (and its id)."""
 
     def __init__(self) -> None:
         self.model: str | None = None
+        self.response_id: str | None = None
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
         self.refused = False
