@@ -17,6 +17,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from tests.brain.chain.llms.conftest import Recorder, recording, recording_names, replay_llm
+from tfrobot.brain.chain.llms.errors import InvalidRequestError, ProviderError, ProviderUnavailableError
 from tfrobot.schema.message import AssistantRefusalMessage, AssistantTextMessage, Message, TextMessage
 
 
@@ -124,6 +125,14 @@ IMPLIED: dict[str, Implied] = {
     "gemini/thought_signature_stream": Implied(
         "gemini-3-pro-preview", "", "tool_calls", (29, 10 + 202, 0, 0, 202), calls=("get_country",), blocks=1,
     ),
+    "openai/reasoning_field": Implied(
+        "gpt-oss:20b", "", "tool_calls", (206, 194, 0, 0, 0), calls=("final_result",),
+        reasoning="The conversation: user asked",
+    ),
+    "openai/reasoning_field_stream": Implied(
+        "anthropic/claude-sonnet-4.5", "2 + 2 = 4", "stop", (43, 36, 0, 0, 13),
+        reasoning="This is a simple arithmetic question. 2+2 equals 4.",
+    ),
     "openai/reasoning_usage": Implied("o3-mini", "Hello there!", "stop", (7, 87, 0, 0, 64)),
     "openai/refusal": Implied(
         "gpt-4o-2024-08-06", "", "refusal", (79, 12, 0, 0, 0),
@@ -139,8 +148,30 @@ IMPLIED: dict[str, Implied] = {
 }  # fmt: skip
 
 
+FAILS: dict[str, tuple[str, type[ProviderError], str]] = {
+    "anthropic/error_stream": ("claude-sonnet-4-0", ProviderUnavailableError, "Overloaded"),
+    "openai/error_stream": (
+        "openai/gpt-oss-120b", InvalidRequestError, "Tool call validation failed: tool call validation failed"
+    ),
+}
+"""Recordings of a stream that fails after it began (an error event after the 200): the model the request
+names, the typed error the failure must be, and the start of the provider's message it keeps."""
+
+
 def test_the_table_covers_every_recording() -> None:
-    assert sorted(IMPLIED) == recording_names()
+    assert sorted([*IMPLIED, *FAILS]) == recording_names()
+
+
+@pytest.mark.parametrize("name", sorted(FAILS))
+def test_an_error_event_in_a_recorded_stream_is_the_typed_provider_error(name: str) -> None:
+    model, error, message = FAILS[name]
+    provider = name.split("/", 1)[0]
+    chat = replay_llm(provider, Recorder(), recording(name), model=model)
+    with pytest.raises(error) as raised:
+        chat.generate_streamed(TextMessage(content="What did the recording ask?"))
+    assert type(raised.value) is error
+    assert raised.value.provider == provider
+    assert raised.value.provider_message.startswith(message), raised.value.provider_message
 
 
 def _reply(name: str) -> AssistantTextMessage:
