@@ -150,9 +150,7 @@ IMPLIED: dict[str, Implied] = {
 
 FAILS: dict[str, tuple[str, type[ProviderError], str]] = {
     "anthropic/error_stream": ("claude-sonnet-4-0", ProviderUnavailableError, "Overloaded"),
-    "openai/error_stream": (
-        "openai/gpt-oss-120b", InvalidRequestError, "Tool call validation failed: tool call validation failed"
-    ),
+    "openai/error_stream": ("openai/gpt-oss-120b", InvalidRequestError, "Tool call validation failed: tool"),
 }
 """Recordings of a stream that fails after it began (an error event after the 200): the model the request
 names, the typed error the failure must be, and the start of the provider's message it keeps."""

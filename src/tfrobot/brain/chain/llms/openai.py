@@ -6,8 +6,9 @@ results cannot hold media, so their attachments follow the results as a user mes
 they are. Console output is user text (seed: "→ user（role 重写）").
 
 Reasoning: OpenAI never takes reasoning back. OpenAI-shaped vendors that return `reasoning_content`
-(DeepSeek, Zhipu, Doubao) have it sent back as their model family's profile says (`profiles.py`) or as
-`reasoning_replay` overrides; the text is sent only to the provider that wrote it.
+(DeepSeek, Zhipu, Doubao; OpenRouter, vLLM and Ollama name it `reasoning`, streamed and not: both are
+read) have it sent back as their model family's profile says (`profiles.py`) or as `reasoning_replay`
+overrides; the text is sent only to the provider that wrote it.
 
 Refusals: OpenAI answers a request it will not serve with `refusal` (content null, finish reason `stop`);
 it is an `AssistantRefusalMessage` (its `refusal`, the finish reason `refusal`), and is sent back in the
@@ -299,8 +300,8 @@ class OpenAIChat(ChatLLM):
             if choice.get("index", 0) != 0:
                 continue
             delta = choice.get("delta") or {}
-            if delta.get("reasoning_content"):
-                yield ReasoningDelta(text=delta["reasoning_content"])
+            if reasoning := delta.get("reasoning_content") or delta.get("reasoning"):
+                yield ReasoningDelta(text=reasoning)
             if delta.get("content"):
                 yield TextDelta(text=delta["content"])
             if delta.get("refusal"):
@@ -334,7 +335,7 @@ class OpenAIChat(ChatLLM):
         return reply_message(
             refusal,
             content=message.get("content") or "",
-            reasoning_content=message.get("reasoning_content") or None,
+            reasoning_content=message.get("reasoning_content") or message.get("reasoning") or None,
             tool_calls=calls or None,
             finish_reason=_finish_reason(choice.get("finish_reason"), refusal is not None),
             usage=self._usage(data.get("usage")),
