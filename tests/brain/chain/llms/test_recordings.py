@@ -125,6 +125,9 @@ IMPLIED: dict[str, Implied] = {
     "gemini/thought_signature_stream": Implied(
         "gemini-3-pro-preview", "", "tool_calls", (29, 10 + 202, 0, 0, 202), calls=("get_country",), blocks=1,
     ),
+    "openai/empty_call_id": Implied(
+        "gemini-2.5-pro-preview-05-06", "", "tool_calls", (35, 12, 0, 0, 0), calls=("get_current_time",)
+    ),
     "openai/reasoning_field": Implied(
         "gpt-oss:20b", "", "tool_calls", (206, 194, 0, 0, 0), calls=("final_result",),
         reasoning="The conversation: user asked",
@@ -203,6 +206,13 @@ def test_a_recorded_reply_gives_the_message_the_recording_implies(name: str) -> 
     got = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
     assert (*got, usage.reasoning_tokens) == implied.usage
     assert type(TypeAdapter(Message).validate_json(reply.model_dump_json())) is type(reply)  # stored as itself
+
+
+def test_a_recorded_call_without_an_id_gets_a_stable_one() -> None:
+    """Gemini's OpenAI-compatible endpoint sends `"id": ""`: the call gets an id derived from the response's,
+    the same on every read of that reply (its result must name it, and Gemini itself ignores it)."""
+    ids = {_reply("openai/empty_call_id").tool_calls[0].id for _ in range(2)}  # type: ignore[index]
+    assert ids == {"call_3SE-aKjdCcCEz7IPxpqjCA_0"}
 
 
 STREAMS = [name for name in sorted(IMPLIED) if "sse" in recording(name)[0]]
