@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, ClassVar, assert_never
 
@@ -28,7 +27,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
 )
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
-from tfrobot.brain.chain.llms.portable import ToolNames
+from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
@@ -243,7 +242,7 @@ class GeminiChat(ChatLLM):
                     state.signatures += 1
                 if part.get("function_call"):
                     call = part["function_call"]
-                    call_id = call.get("id") or _call_id(state.response_id, state.calls)
+                    call_id = call.get("id") or derived_call_id(state.response_id, state.calls)
                     yield ToolCallDelta(
                         index=state.calls, id=call_id, name=call.get("name"), arguments=_dumps(call.get("args"))
                     )
@@ -272,7 +271,7 @@ class GeminiChat(ChatLLM):
                 blocks.append(ReasoningBlock(signature=part["thought_signature"], provider=self.provider))
             if part.get("function_call"):
                 call = part["function_call"]
-                call_id = call.get("id") or _call_id(data.get("response_id"), len(calls))
+                call_id = call.get("id") or derived_call_id(data.get("response_id"), len(calls))
                 calls.append(ToolCall(id=call_id, name=call["name"], arguments=_dumps(call.get("args"))))
             elif part.get("text") and part.get("thought"):
                 thoughts.append(part["text"])
@@ -339,11 +338,6 @@ def _dump(raw: Any) -> dict[str, Any]:
         return raw
     dumped: dict[str, Any] = raw.model_dump(mode="json", exclude_none=True)
     return dumped
-
-
-def _call_id(response_id: str | None, index: int) -> str:
-    """Gemini may omit call ids; ours are derived from the response so stream and call agree."""
-    return f"call_{response_id or uuid.uuid4().hex[:12]}_{index}"
 
 
 def _dumps(value: Any) -> str:

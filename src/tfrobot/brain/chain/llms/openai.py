@@ -33,7 +33,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     provider_of,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
-from tfrobot.brain.chain.llms.portable import ToolNames
+from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
 from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -309,9 +309,11 @@ class OpenAIChat(ChatLLM):
                 yield RefusalDelta(text=delta["refusal"])
             for call in delta.get("tool_calls") or ():
                 function = call.get("function") or {}
+                index = call.get("index", 0)
+                call_id = call.get("id")  # (given with the name in the call's first delta; "" by some endpoints)
                 yield ToolCallDelta(
-                    index=call.get("index", 0),
-                    id=call.get("id"),
+                    index=index,
+                    id=call_id or (derived_call_id(chunk.get("id"), index) if function.get("name") else call_id),
                     name=function.get("name"),
                     arguments=function.get("arguments") or "",
                 )
@@ -328,8 +330,12 @@ class OpenAIChat(ChatLLM):
         choice = data["choices"][0]
         message = choice.get("message") or {}
         calls = [
-            ToolCall(id=c["id"], name=c["function"]["name"], arguments=c["function"].get("arguments") or "{}")
-            for c in message.get("tool_calls") or ()
+            ToolCall(
+                id=c.get("id") or derived_call_id(data.get("id"), i),
+                name=c["function"]["name"],
+                arguments=c["function"].get("arguments") or "{}",
+            )
+            for i, c in enumerate(message.get("tool_calls") or ())
         ]
         refusal = message.get("refusal") or None
         return reply_message(
