@@ -116,6 +116,19 @@ IMPLIED: dict[str, Implied] = {
         calls=("load_capability",), reasoning="The user wants to play a dice game.",
     ),
     "doubao/vision_usage": Implied("doubao-1-5-vision-pro-32k-250115", "I'm Doubao", "stop", (13, 64, 0, 0, 0)),
+    "gemini/blocked_prompt": Implied(
+        "gemini-2.5-flash", "", "refusal", (0, 0, 0, 0, 0),
+        refusal="Gemini blocked the prompt (MODEL_ARMOR): The prompt violated Prompt Injection and Jailbreak filters.",
+    ),
+    "gemini/blocked_response": Implied(
+        "gemini-2.5-flash", "", "content_filter", (19, 6 + 27, 0, 0, 27),
+        refusal="Gemini stopped the reply (MODEL_ARMOR): The response violated Responsible AI Safety settings "
+        "(Hate Speech, Harassment, Dangerous) filters.",
+    ),
+    "gemini/safety_stop": Implied(
+        "gemini-2.5-flash", "", "content_filter", (14, 0, 0, 0, 0),
+        refusal="Gemini stopped the reply (SAFETY): blocked as HARM_CATEGORY_HATE_SPEECH.",
+    ),
     "gemini/cached_usage": Implied(
         "gemini-2.5-flash", "This video demonstrates", "stop", (17713, 68 + 821, 17379, 0, 821),
     ),
