@@ -122,8 +122,7 @@ IMPLIED: dict[str, Implied] = {
     ),
     "gemini/blocked_response": Implied(
         "gemini-2.5-flash", "", "content_filter", (19, 6 + 27, 0, 0, 27),
-        refusal="Gemini stopped the reply (MODEL_ARMOR): The response violated Responsible AI Safety settings "
-        "(Hate Speech, Harassment, Dangerous) filters.",
+        refusal="Gemini stopped the reply (MODEL_ARMOR).",  # (the SDK reads `finishMessage` on Vertex AI only)
     ),
     "gemini/safety_stop": Implied(
         "gemini-2.5-flash", "", "content_filter", (14, 0, 0, 0, 0),
@@ -226,6 +225,20 @@ def test_a_recorded_call_without_an_id_gets_a_stable_one() -> None:
     the same on every read of that reply (its result must name it, and Gemini itself ignores it)."""
     ids = {_reply("openai/empty_call_id").tool_calls[0].id for _ in range(2)}  # type: ignore[index]
     assert ids == {"call_3SE-aKjdCcCEz7IPxpqjCA_0"}
+
+
+@pytest.mark.parametrize("name", ["gemini/blocked_prompt", "gemini/blocked_response", "gemini/safety_stop"])
+def test_a_recorded_gemini_block_streamed_as_one_chunk_gives_the_same_refusal(name: str) -> None:
+    """Gemini streams chunks of the same shape as its plain response: the recorded block as a one-chunk stream
+    must give the message the plain response gives (a blocked prompt has no finish reason to end a stream)."""
+    interaction = recording(name)[0]
+    streamed_body = [{**interaction, "sse": f"data: {json.dumps(interaction['json'])}\n\n"}]
+    question = TextMessage(content="What did the recording ask?")
+    streamed = replay_llm("gemini", Recorder(), streamed_body, model="gemini-2.5-flash").generate_streamed(question)
+    plain = replay_llm("gemini", Recorder(), [interaction], model="gemini-2.5-flash").generate(question)
+    assert type(streamed) is AssistantRefusalMessage
+    skip = {"msg_id", "create_ts"}
+    assert streamed.model_dump(exclude=skip) == plain.model_dump(exclude=skip)
 
 
 STREAMS = [name for name in sorted(IMPLIED) if "sse" in recording(name)[0]]

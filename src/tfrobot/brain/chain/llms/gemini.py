@@ -32,9 +32,11 @@ from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
     ReasoningDelta,
+    RefusalDelta,
     StreamDelta,
     TextDelta,
     ToolCallDelta,
+    reply_message,
 )
 from tfrobot.brain.chain.llms.tools import GeminiSchemaCleaner, SchemaCleaner
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
@@ -62,6 +64,9 @@ FINISH_REASONS: dict[str, str] = {
     "BLOCKLIST": "content_filter",
     "PROHIBITED_CONTENT": "content_filter",
     "SPII": "content_filter",
+    "MODEL_ARMOR": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "IMAGE_PROHIBITED_CONTENT": "content_filter",
 }
 """Gemini finish reasons -> ours (others are kept, lower-cased)."""
 
@@ -252,6 +257,10 @@ class GeminiChat(ChatLLM):
                 elif part.get("text"):
                     yield TextDelta(text=part["text"])
             state.finish_reason = candidate.get("finish_reason") or state.finish_reason
+        if not state.refused and (refusal := _refusal(data)) is not None:
+            state.refused = True
+            state.finish_reason = state.finish_reason or _blocked(data)
+            yield RefusalDelta(text=refusal)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         # (Gemini sends `finishReason` with its last chunk)
@@ -277,12 +286,13 @@ class GeminiChat(ChatLLM):
                 thoughts.append(part["text"])
             elif part.get("text"):
                 text.append(part["text"])
-        return AssistantTextMessage(
+        return reply_message(
+            _refusal(data),
             content="".join(text),
             reasoning_content="".join(thoughts) or None,
             reasoning_blocks=blocks,
             tool_calls=calls or None,
-            finish_reason=_finish_reason(candidate.get("finish_reason"), bool(calls)),
+            finish_reason=_finish_reason(candidate.get("finish_reason") or _blocked(data), bool(calls)),
             usage=self._usage(data.get("usage_metadata")),
             model=self._model_tag(data.get("model_version")),
         )
@@ -309,6 +319,7 @@ class _StreamState:
         self.usage: dict[str, Any] | None = None
         self.signatures = 0
         self.calls = 0
+        self.refused = False
 
 
 _TO_STANDARD_ALPHABET = str.maketrans("-_", "+/")
@@ -344,9 +355,38 @@ def _dumps(value: Any) -> str:
     return json.dumps(value or {}, ensure_ascii=False)
 
 
+_BLOCKED = "PROMPT_BLOCKED"
+"""Our finish reason on the wire for a prompt Gemini blocked (it sends no candidate, hence no finish reason)."""
+
+
+def _blocked(data: dict[str, Any]) -> str | None:
+    """`_BLOCKED` when Gemini blocked the prompt (then no candidate says why the reply stopped)."""
+    return _BLOCKED if (data.get("prompt_feedback") or {}).get("block_reason") else None
+
+
+def _refusal(data: dict[str, Any]) -> str | None:
+    """What the console shows when Gemini answered nothing because of its filters: a blocked prompt
+    (`promptFeedback.blockReason`, no candidates) or a reply stopped by a filter (`SAFETY`, `MODEL_ARMOR`, …),
+    with Gemini's own message, else the categories its ratings blocked; None for any other reply."""
+    feedback = data.get("prompt_feedback") or {}
+    if reason := feedback.get("block_reason"):
+        message = feedback.get("block_reason_message")
+        return f"Gemini blocked the prompt ({reason})" + (f": {message}" if message else ".")
+    candidate = (data.get("candidates") or [{}])[0]
+    reason = candidate.get("finish_reason")
+    if FINISH_REASONS.get(reason or "") != "content_filter":
+        return None
+    if message := candidate.get("finish_message"):
+        return f"Gemini stopped the reply ({reason}): {message}"
+    blocked = [r["category"] for r in candidate.get("safety_ratings") or () if r.get("blocked") and r.get("category")]
+    return f"Gemini stopped the reply ({reason})" + (f": blocked as {', '.join(blocked)}." if blocked else ".")
+
+
 def _finish_reason(value: str | None, has_calls: bool) -> str | None:
     if value is None:
         return None
+    if value == _BLOCKED:
+        return "refusal"
     if value == "STOP" and has_calls:
         return "tool_calls"
     return FINISH_REASONS.get(value, value.lower())
