@@ -25,9 +25,10 @@ from tfrobot.schema.message import AssistantRefusalMessage, AssistantTextMessage
 class Implied:
     """What the first recorded reply implies for the message: its text's start, the finish reason, the tool
     calls for us to run (names), the server-side blocks kept for replay (types), how many native reasoning
-    blocks, the start of the reasoning text, the refusal and the usage (input, output, cache read, cache
-    write, reasoning). `model` is the one the request names (a current one: the SDK warns about retired
-    names, and the reply's mapping does not depend on it)."""
+    blocks, the start of the reasoning text, the refusal, the usage (input, output, cache read, cache
+    write, reasoning) and how many text blocks carry citations (kept whole among the server-side blocks).
+    `model` is the one the request names (a current one: the SDK warns about retired names, and the reply's
+    mapping does not depend on it)."""
 
     model: str
     text: str
@@ -38,6 +39,7 @@ class Implied:
     blocks: int = 0
     reasoning: str | None = None
     refusal: str | None = None
+    cited: int = 0
 
 
 STU, WSR, WFR, BCR = (
@@ -105,11 +107,11 @@ IMPLIED: dict[str, Implied] = {
     ),
     "anthropic/web_search": Implied(
         "claude-sonnet-4-0", "Based on the search results, here's the weather", "stop", (8984, 520, 0, 0, 0),
-        server=(STU, WSR), blocks=1,
+        server=(STU, WSR), blocks=1, cited=9,
     ),
     "anthropic/web_search_stream": Implied(
         "claude-sonnet-4-0", "Based on the search results, I can see", "stop", (22397, 637, 0, 0, 0),
-        server=(STU, WSR, STU, WSR), blocks=1,
+        server=(STU, WSR, STU, WSR), blocks=1, cited=5,
     ),
     "deepseek/tool_loop": Implied(
         "deepseek-reasoner", "Let me load the dice rolling capability!", "tool_calls", (563, 116, 512, 0, 60),
@@ -206,7 +208,10 @@ def test_a_recorded_reply_gives_the_message_the_recording_implies(name: str) -> 
     assert reply.finish_reason == implied.finish
     assert tuple(c.name for c in reply.tool_calls or ()) == implied.calls
     assert all(c.id for c in reply.tool_calls or ()), "every call for us to run has an id"
-    assert tuple(b.type for b in reply.server_tool_blocks) == implied.server
+    assert tuple(b.type for b in reply.server_tool_blocks if b.type != "text") == implied.server
+    cited = [b for b in reply.server_tool_blocks if b.type == "text"]
+    assert len(cited) == implied.cited
+    assert all(b.block["citations"] and reply.content.startswith(str(b.block["text"]), b.text_offset) for b in cited)
     assert all(b.provider == name.split("/", 1)[0] for b in [*reply.server_tool_blocks, *reply.reasoning_blocks])
     assert len(reply.reasoning_blocks) == implied.blocks
     if implied.reasoning is not None:
@@ -239,6 +244,18 @@ def test_a_recorded_gemini_block_streamed_as_one_chunk_gives_the_same_refusal(na
     assert type(streamed) is AssistantRefusalMessage
     skip = {"msg_id", "create_ts"}
     assert streamed.model_dump(exclude=skip) == plain.model_dump(exclude=skip)
+
+
+def test_recorded_citations_go_back_on_their_text_blocks() -> None:
+    """Anthropic's web search answers in text blocks that cite the results: the next request sends the assistant
+    turn back block for block as it came, citations (and their `encrypted_index`) on their text."""
+    reply = _reply("anthropic/web_search")
+    chat = replay_llm("anthropic", Recorder(), [], model="claude-sonnet-4-0")
+    params = chat.construct_request_params(TextMessage(content="And tomorrow?"), [TextMessage(content="Q?"), reply])
+    came = [
+        {k: v for k, v in b.items() if v is not None} for b in recording("anthropic/web_search")[0]["json"]["content"]
+    ]
+    assert params["messages"][1]["content"] == came
 
 
 STREAMS = [name for name in sorted(IMPLIED) if "sse" in recording(name)[0]]
