@@ -11,7 +11,9 @@ ids are mapped per request (deterministically: a call and its result always agre
 Blocks Anthropic's servers executed themselves (`server_tool_use` and its `*_tool_result`: web search, web
 fetch, code execution; `mcp_tool_use`/`mcp_tool_result` of the MCP connector) and any other block type this
 adapter does not read are `ServerToolBlock`s: never tool calls for us to run, replayed unchanged to
-Anthropic in the next request, between the pieces of text where they came (`text_offset`).
+Anthropic in the next request, between the pieces of text where they came (`text_offset`). A text block with
+`citations` (web search, documents) is kept whole the same way, its text also in the message's content: it goes
+back as it came, in place of that part of the text, so the model keeps its sources.
 """
 
 from __future__ import annotations
@@ -245,6 +247,8 @@ class AnthropicChat(ChatLLM):
                 blocks.append(_text(piece))
                 start = cut
             blocks.append(dict(item.block))
+            if item.block.get("type") == "text":  # a cited text block: it is this part of the text, sent as it came
+                start = min(cut + len(str(item.block.get("text") or "")), len(text))
         rest = text[start:]
         return None if rest.isspace() else rest
 
@@ -301,6 +305,8 @@ class AnthropicChat(ChatLLM):
             state.usage.update(clean_nones(message.get("usage") or {}))
         elif kind == "content_block_start":
             block = event.get("content_block") or {}
+            if block.get("type") == "text" and "citations" in block:  # (cited text: kept whole when complete)
+                state.cited[index] = (block, [block.get("text") or ""], list(block.get("citations") or ()))
             match block.get("type"):
                 case "text" if block.get("text"):
                     yield TextDelta(text=block["text"])
@@ -320,7 +326,11 @@ class AnthropicChat(ChatLLM):
             delta = event.get("delta") or {}
             match delta.get("type"):
                 case "text_delta":
+                    if index in state.cited:
+                        state.cited[index][1].append(delta.get("text") or "")
                     yield TextDelta(text=delta.get("text") or "")
+                case "citations_delta" if index in state.cited:
+                    state.cited[index][2].append(delta.get("citation"))
                 case "thinking_delta":
                     yield ReasoningBlockDelta(index=index, text=delta.get("thinking") or "", provider=self.provider)
                 case "signature_delta":
@@ -329,6 +339,12 @@ class AnthropicChat(ChatLLM):
                     state.server[index][1].append(delta.get("partial_json") or "")
                 case "input_json_delta":
                     yield ToolCallDelta(index=index, arguments=delta.get("partial_json") or "")
+        elif kind == "content_block_stop" and index in state.cited:
+            block, pieces, citations = state.cited.pop(index)
+            if citations:
+                yield ServerToolBlockDelta(
+                    provider=self.provider, block={**block, "text": "".join(pieces), "citations": citations}
+                )
         elif kind == "content_block_stop" and index in state.server:
             block, partial = state.server.pop(index)
             if "".join(partial):
@@ -357,6 +373,8 @@ class AnthropicChat(ChatLLM):
         for block in data.get("content") or ():
             match block.get("type"):
                 case "text":
+                    if block.get("citations"):  # kept whole for replay (and display) where its text starts
+                        server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
                     text.append(block.get("text") or "")
                     text_len += len(text[-1])
                 case "thinking":
@@ -410,6 +428,8 @@ class _StreamState:
         self.usage: dict[str, Any] = {}
         self.server: dict[int, tuple[dict[str, Any], list[str]]] = {}
         """Server-side blocks being streamed, by index: the block as it started, its input JSON so far."""
+        self.cited: dict[int, tuple[dict[str, Any], list[str], list[Any]]] = {}
+        """Text blocks that may carry citations, by index: the block as it started, its text and citations so far."""
 
 
 def _text(text: str) -> dict[str, Any]:
