@@ -69,6 +69,12 @@ IMPLIED: dict[str, Implied] = {
         "claude-sonnet-4-6", "I'll calculate that expression for you right away!", "stop", (4714, 304, 0, 0, 0),
         server=(STU, BCR), blocks=1,
     ),
+    "anthropic/compaction": Implied(  # usage: the compaction iteration and the message's, summed
+        "claude-sonnet-4-6", "Hello!", "stop", (100 + 55096 + 229, 131 + 5, 0, 55096, 0), server=("compaction",),
+    ),
+    "anthropic/compaction_stream": Implied(
+        "claude-sonnet-4-6", "Hello! 👋", "stop", (100 + 55096 + 181, 83 + 8, 55096, 0, 0), server=("compaction",),
+    ),
     "anthropic/mcp": Implied(
         "claude-sonnet-4-0", "**Pydantic AI** is a Python agent framework", "stop", (2674, 373, 0, 0, 0),
         server=("mcp_tool_use", "mcp_tool_result"), blocks=1,
