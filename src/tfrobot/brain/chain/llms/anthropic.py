@@ -337,6 +337,11 @@ class AnthropicChat(ChatLLM):
                     yield ReasoningBlockDelta(index=index, signature=delta.get("signature"), provider=self.provider)
                 case "input_json_delta" if index in state.server:
                     state.server[index][1].append(delta.get("partial_json") or "")
+                case "compaction_delta" if index in state.server:  # (its block starts with `content: null`)
+                    block = state.server[index][0]
+                    for key, value in delta.items():
+                        if key != "type" and isinstance(value, str):
+                            block[key] = (block.get(key) or "") + value
                 case "input_json_delta":
                     yield ToolCallDelta(index=index, arguments=delta.get("partial_json") or "")
         elif kind == "content_block_stop" and index in state.cited:
@@ -406,16 +411,20 @@ class AnthropicChat(ChatLLM):
         )
 
     def _usage(self, raw: dict[str, Any]) -> Usage | None:
-        """Anthropic's `input_tokens` excludes cache reads and writes; ours is the whole prompt."""
+        """Anthropic's `input_tokens` excludes cache reads and writes; ours is the whole prompt, a compaction's
+        pass (`iterations`) included."""
         if not raw:
             return None
-        read = raw.get("cache_read_input_tokens", 0)
-        write = raw.get("cache_creation_input_tokens", 0)
+        # With context compaction the top-level counts leave out the compaction's own sampling pass, which
+        # `iterations` lists beside the message's (and an advisor's, another model's, kept in `raw` only).
+        passes = [raw, *(i for i in raw.get("iterations") or () if i.get("type") == "compaction")]
+        read = sum(i.get("cache_read_input_tokens", 0) for i in passes)
+        write = sum(i.get("cache_creation_input_tokens", 0) for i in passes)
         return Usage(
-            input_tokens=raw.get("input_tokens", 0) + read + write,
+            input_tokens=sum(i.get("input_tokens", 0) for i in passes) + read + write,
             cache_read_tokens=read,
             cache_write_tokens=write,
-            output_tokens=raw.get("output_tokens", 0),  # (thinking included: Anthropic bills it as output)
+            output_tokens=sum(i.get("output_tokens", 0) for i in passes),  # (thinking included: billed as output)
             reasoning_tokens=(raw.get("output_tokens_details") or {}).get("thinking_tokens", 0),
             raw=raw,
         )
