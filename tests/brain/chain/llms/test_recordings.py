@@ -9,6 +9,7 @@ through `parse_response`.
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,15 @@ from pydantic import TypeAdapter
 from tests.brain.chain.llms.conftest import Recorder, recording, recording_names, replay_llm
 from tfrobot.brain.chain.llms.chat_llm import as_dict
 from tfrobot.brain.chain.llms.errors import InvalidRequestError, ProviderError, ProviderUnavailableError
-from tfrobot.schema.message import AssistantRefusalMessage, AssistantTextMessage, Message, TextMessage
+from tfrobot.schema.message import (
+    AssistantRefusalMessage,
+    AssistantTextMessage,
+    BaseMessage,
+    Message,
+    TextMessage,
+    ToolCall,
+    ToolReturn,
+)
 
 
 @dataclass(frozen=True)
@@ -132,6 +141,9 @@ IMPLIED: dict[str, Implied] = {
     "gemini/blocked_response": Implied(
         "gemini-2.5-flash", "", "content_filter", (19, 6 + 27, 0, 0, 27),
         refusal="Gemini stopped the reply (MODEL_ARMOR).",  # (the SDK reads `finishMessage` on Vertex AI only)
+    ),
+    "gemini/foreign_tool_calls": Implied(
+        "gemini-3-pro-preview", "", "tool_calls", (107, 23 + 123, 0, 0, 123), calls=("final_result",), blocks=1
     ),
     "gemini/safety_stop": Implied(
         "gemini-2.5-flash", "", "content_filter", (14, 0, 0, 0, 0),
@@ -263,6 +275,29 @@ def test_recorded_citations_go_back_on_their_text_blocks() -> None:
         {k: v for k, v in b.items() if v is not None} for b in recording("anthropic/web_search")[0]["json"]["content"]
     ]
     assert params["messages"][1]["content"] == came
+
+
+GEMINI_DUMMY_SIGNATURES = (b"skip_thought_signature_validator", b"context_engineering_is_the_way_to_go")
+"""The thought signatures Google documents for function calls Gemini did not write (ai.google.dev/gemini-api/
+docs/thought-signatures, FAQ; Vertex AI documents the first)."""
+
+
+def test_another_providers_tool_call_goes_to_gemini_3_with_a_documented_dummy_signature() -> None:
+    """Gemini 3 refuses (400) a function call in the history without a thought signature: OpenAI's call, replayed
+    as pydantic-ai's recording did (and Gemini accepted), carries a dummy one; calls with their own keep it."""
+    came = recording("gemini/foreign_tool_calls")[0]
+    call_id = "call_1w9YRdMtRTRucwZShoZYlLJp"
+    call = AssistantTextMessage(
+        tool_calls=[ToolCall(id=call_id, name="get_country", arguments="{}")], model="openai:gpt-5"
+    )
+    result = BaseMessage(role="tool", tool_reses=[ToolReturn(call_id=call_id, name="get_country", result="Mexico")])
+    recorder = Recorder()
+    chat = replay_llm("gemini", recorder, [came], model="gemini-3-pro-preview")
+    chat.generate(TextMessage(content="What is the capital of the country?"), intermediate_msgs=[call, result])
+    sent, accepted = recorder.bodies[0]["contents"][1]["parts"][0], came["request"]["contents"][1]["parts"][0]
+    assert base64.b64decode(accepted["thoughtSignature"]) in GEMINI_DUMMY_SIGNATURES
+    assert base64.b64decode(sent.pop("thoughtSignature")) in GEMINI_DUMMY_SIGNATURES
+    assert sent == {k: v for k, v in accepted.items() if k != "thoughtSignature"}
 
 
 STREAMS = [name for name in sorted(IMPLIED) if "sse" in recording(name)[0]]
