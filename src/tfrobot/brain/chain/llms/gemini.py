@@ -6,7 +6,9 @@ Wire format: `contents` of `user`/`model` turns made of parts; the system prompt
 media beside them; media as `inline_data` (bytes) or `file_data` (a URI). Gemini's thought signatures
 come back as `ReasoningBlock(provider="gemini")` and are replayed on the first call (or text) part of
 the same model turn, byte for byte (they are stored as base64 text, URL-safe as the SDK writes it); no
-other provider's reasoning is sent. Function names must match ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$: other
+other provider's reasoning is sent. Gemini 3 wants a signature on every function call of the history: a call
+without one of Gemini's (another provider's) gets Google's documented dummy (`DUMMY_THOUGHT_SIGNATURE`).
+Function names must match ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$: other
 tool names are mapped per request and mapped back in replies.
 """
 
@@ -28,6 +30,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
 from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
+from tfrobot.brain.chain.llms.profiles import model_profile
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
@@ -55,6 +58,9 @@ from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
 from tfrobot.schema.message.msg_part import TextUserMsgPart
 from tfrobot.schema.message.tool import ToolCall
 from tfrobot.schema.tool_definition import ToolDefinition
+
+DUMMY_THOUGHT_SIGNATURE = b"skip_thought_signature_validator"
+"""The thought signature Google documents for a function call Gemini did not write (profiles.py: Gemini 3)."""
 
 FINISH_REASONS: dict[str, str] = {
     "STOP": "stop",
@@ -101,6 +107,7 @@ class GeminiChat(ChatLLM):
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         call_ids = call_ids_of(msgs)
         names = ToolNames(self.api_tool_name)
+        dummy_signature = model_profile(params.get("model") or self.model).dummy_thought_signature
         contents: list[dict[str, Any]] = []
 
         def add(role: str, parts: list[dict[str, Any]]) -> None:
@@ -122,7 +129,7 @@ class GeminiChat(ChatLLM):
                         parts.insert(0, {"text": attachment_label(msg.attachment_of, msg.attachment_of in call_ids)})
                     add("user", parts)
                 case LLMAssistantMessage():
-                    add("model", self._model_parts(msg, where, names))
+                    add("model", self._model_parts(msg, where, names, dummy_signature))
                 case LLMToolMessage():
                     key = "error" if msg.is_error else "output"
                     name = names[msg.name] if msg.name else ""
@@ -154,7 +161,9 @@ class GeminiChat(ChatLLM):
                 parts.append({"inline_data": {"data": media.data, "mime_type": media.media_type}})
         return parts
 
-    def _model_parts(self, msg: LLMAssistantMessage, where: str, names: ToolNames) -> list[dict[str, Any]]:
+    def _model_parts(
+        self, msg: LLMAssistantMessage, where: str, names: ToolNames, dummy_signature: bool
+    ) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
         if text := assistant_text(msg):
             parts.append({"text": text})
@@ -166,6 +175,8 @@ class GeminiChat(ChatLLM):
         if signature is not None and parts:
             target = next((p for p in parts if "function_call" in p), parts[0])
             target["thought_signature"] = _signature_bytes(signature, where)
+        elif msg.tool_calls and dummy_signature:  # (the first call of a turn is the one that carries it)
+            next(p for p in parts if "function_call" in p)["thought_signature"] = DUMMY_THOUGHT_SIGNATURE
         return parts
 
     # ----------------------------------------------------------------------------------- Phase 6

@@ -35,6 +35,9 @@ class ModelProfile:
     refusal_field: bool = False
     """Whether an assistant message in the request may carry `refusal` (OpenAI's own field); elsewhere a
     refusal is sent back as the assistant's text, which every API takes."""
+    dummy_thought_signature: bool = False
+    """Whether a function call in the history that carries no thought signature of Gemini's (another
+    provider's call, or one stored without it) must get Google's documented dummy signature."""
 
 
 _PROFILES: tuple[tuple[re.Pattern[str], ModelProfile], ...] = (
@@ -51,6 +54,11 @@ _PROFILES: tuple[tuple[re.Pattern[str], ModelProfile], ...] = (
     (re.compile(r"(^|/)glm-", re.IGNORECASE), ModelProfile("glm", reasoning_replay="tool_loop")),
     (re.compile(r"doubao", re.IGNORECASE), ModelProfile("doubao", reasoning_replay="tool_loop")),
     (re.compile(r"^(gpt-|o\d|chatgpt-)", re.IGNORECASE), ModelProfile("openai", refusal_field=True)),
+    # Gemini 3 validates thought signatures on the function calls of the history (400 "Function call is missing
+    # a thought_signature" otherwise); for calls it did not write, "you can set ... dummy signatures" of
+    # "skip_thought_signature_validator" (https://ai.google.dev/gemini-api/docs/thought-signatures, FAQ; the same
+    # on Vertex AI). Recorded: tests/brain/chain/llms/recordings/gemini/foreign_tool_calls.json.
+    (re.compile(r"(^|/)gemini-3", re.IGNORECASE), ModelProfile("gemini-3", dummy_thought_signature=True)),
 )
 
 DEFAULT_PROFILE = ModelProfile("default")
