@@ -177,6 +177,9 @@ IMPLIED: dict[str, Implied] = {
     "openai/refusal_stream": Implied(
         "gpt-4o-2024-08-06", "", "refusal", (79, 11, 0, 0, 0), refusal="I'm sorry, I can't assist with that request."
     ),
+    "zhipu/preserved_thinking": Implied(
+        "glm-4.7", "17 * 19 is 323.", "stop", (17, 172, 0, 0, 49), reasoning="\nThe user is asking for the product"
+    ),
     "zhipu/thinking": Implied(
         "glm-4.7", "2 + 2 is 4.", "stop", (13, 247, 0, 0, 237), reasoning="\n1.  **Identify the user's question:**"
     ),
@@ -298,6 +301,20 @@ def test_another_providers_tool_call_goes_to_gemini_3_with_a_documented_dummy_si
     assert base64.b64decode(accepted["thoughtSignature"]) in GEMINI_DUMMY_SIGNATURES
     assert base64.b64decode(sent.pop("thoughtSignature")) in GEMINI_DUMMY_SIGNATURES
     assert sent == {k: v for k, v in accepted.items() if k != "thoughtSignature"}
+
+
+def test_glm_preserved_thinking_sends_the_reasoning_of_earlier_turns_back() -> None:
+    """GLM's preserved thinking (`thinking.clear_thinking: false`, GLM-4.7+) keeps the reasoning of earlier turns
+    in context when the request sends it back unchanged: the second recorded request did, after a turn without
+    any tool call (which the `tool_loop` replay of GLM's profile would have dropped)."""
+    came = recording("zhipu/preserved_thinking")
+    recorder = Recorder()
+    thinking = {"type": "enabled", "clear_thinking": False}
+    chat = replay_llm("zhipu", recorder, came, model="glm-4.7", extra_params={"thinking": thinking})
+    first = TextMessage(content="What is 17 * 19? Think it through.")
+    reply = chat.generate(first)
+    chat.generate(TextMessage(content="Now multiply that result by 2."), [first, reply])
+    assert recorder.bodies[1]["messages"] == came[1]["request"]["messages"]
 
 
 STREAMS = [name for name in sorted(IMPLIED) if "sse" in recording(name)[0]]
