@@ -34,7 +34,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
-from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile
+from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile, preserves_thinking
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningDelta,
@@ -111,7 +111,8 @@ class OpenAIChat(ChatLLM):
         # twice as much per case: this runs for every message of every request).
         call_ids: set[str] | None = None
         profile = model_profile(params.get("model") or self.model)
-        mode = self.reasoning_replay or profile.reasoning_replay or self.default_reasoning_replay
+        preserved = profile.preserved_reasoning_replay if preserves_thinking(params) else None
+        mode = self.reasoning_replay or preserved or profile.reasoning_replay or self.default_reasoning_replay
         replay_from, turns = self._replayed(msgs, mode)
         request = _Request(ToolNames(self.api_tool_name), turns, profile.refusal_field)
         out: list[dict[str, Any]] = []
