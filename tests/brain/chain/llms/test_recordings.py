@@ -59,6 +59,7 @@ STU, WSR, WFR, BCR = (
     "bash_code_execution_tool_result",
 )
 TER = "text_editor_code_execution_tool_result"
+CON = "container"  # (the reply's code-execution container, kept after its blocks for the next request)
 CLAUDE_SAID_FOR_THE_ADVISOR = 'Task: answer "What\'s 2+2?"'
 
 IMPLIED: dict[str, Implied] = {
@@ -73,17 +74,20 @@ IMPLIED: dict[str, Implied] = {
     "anthropic/cache_usage": Implied("claude-sonnet-4-6", "# What is Python?", "stop", (1114, 406, 1111, 0, 0)),
     "anthropic/code_execution": Implied(
         "claude-sonnet-4-6", "The result of **3 × 12,390 = 37,170**.", "stop", (4692, 106, 0, 0, 0),
-        server=(STU, BCR), blocks=1,
+        server=(STU, BCR, CON), blocks=1,
     ),
     "anthropic/code_execution_stream": Implied(
         "claude-sonnet-4-6", "I'll calculate that expression for you right away!", "stop", (4714, 304, 0, 0, 0),
-        server=(STU, BCR), blocks=1,
+        server=(STU, BCR, CON), blocks=1,
     ),
     "anthropic/compaction": Implied(  # usage: the compaction iteration and the message's, summed
         "claude-sonnet-4-6", "Hello!", "stop", (100 + 55096 + 229, 131 + 5, 0, 55096, 0), server=("compaction",),
     ),
     "anthropic/compaction_stream": Implied(
         "claude-sonnet-4-6", "Hello! 👋", "stop", (100 + 55096 + 181, 83 + 8, 55096, 0, 0), server=("compaction",),
+    ),
+    "anthropic/container_reuse": Implied(
+        "claude-sonnet-4-5", "3 * 12390 = **37,170**", "stop", (4612, 80, 0, 0, 0), server=(STU, BCR, CON)
     ),
     "anthropic/mcp": Implied(
         "claude-sonnet-4-0", "**Pydantic AI** is a Python agent framework", "stop", (2674, 373, 0, 0, 0),
@@ -98,11 +102,11 @@ IMPLIED: dict[str, Implied] = {
     ),
     "anthropic/text_editor_code_execution": Implied(
         "claude-sonnet-4-6", "Sure! I'll do both steps simultaneously", "stop", (10490, 469, 0, 0, 0),
-        server=(STU, STU, TER, TER, STU, TER, STU, TER),
+        server=(STU, STU, TER, TER, STU, TER, STU, TER, CON),
     ),
     "anthropic/text_editor_code_execution_stream": Implied(
         "claude-sonnet-4-6", "Sure! I'll do both steps simultaneously", "stop", (7621, 384, 0, 0, 0),
-        server=(STU, STU, TER, TER, STU, TER),
+        server=(STU, STU, TER, TER, STU, TER, CON),
     ),
     "anthropic/thinking_usage": Implied("claude-opus-5", "2 + 2 = 4", "stop", (13, 44, 0, 0, 33), blocks=1),
     "anthropic/tool_use": Implied(
@@ -315,6 +319,27 @@ def test_glm_preserved_thinking_sends_the_reasoning_of_earlier_turns_back() -> N
     reply = chat.generate(first)
     chat.generate(TextMessage(content="Now multiply that result by 2."), [first, reply])
     assert recorder.bodies[1]["messages"] == came[1]["request"]["messages"]
+
+
+def test_the_code_execution_container_goes_back_while_it_lives() -> None:
+    """Anthropic's code execution runs in a container (`container: {id, expires_at}` on the reply); the next
+    request names it (`container`), as the recorded second request did, so the files and state of the first turn
+    are still there; an expired one is not sent (the API would refuse it)."""
+    came = recording("anthropic/container_reuse")
+    recorder = Recorder()
+    chat = replay_llm("anthropic", recorder, came, model="claude-sonnet-4-5")
+    first = TextMessage(content="How much is 3 * 12390?")
+    reply = chat.generate(first)
+    kept = reply.server_tool_blocks[-1]
+    assert kept.type == "container"
+    assert kept.block["id"] == came[0]["json"]["container"]["id"]
+    live = reply.model_copy(deep=True)
+    live.server_tool_blocks[-1].block["expires_at"] = "2999-01-01T00:00:00Z"
+    chat.generate(TextMessage(content="Now multiply it by 2."), [first, live])
+    assert recorder.bodies[1]["container"] == came[1]["request"]["container"]
+    assert all(b["type"] != "container" for m in recorder.bodies[1]["messages"] for b in m["content"])
+    later = chat.construct_request_params(TextMessage(content="And by 3?"), [first, reply])  # (expired by now)
+    assert "container" not in later
 
 
 STREAMS = [name for name in sorted(IMPLIED) if "sse" in recording(name)[0]]
