@@ -13,13 +13,17 @@ fetch, code execution; `mcp_tool_use`/`mcp_tool_result` of the MCP connector) an
 adapter does not read are `ServerToolBlock`s: never tool calls for us to run, replayed unchanged to
 Anthropic in the next request, between the pieces of text where they came (`text_offset`). A text block with
 `citations` (web search, documents) is kept whole the same way, its text also in the message's content: it goes
-back as it came, in place of that part of the text, so the model keeps its sources.
+back as it came, in place of that part of the text, so the model keeps its sources. The code-execution
+container a reply ran in (`container: {id, expires_at}`) is kept last among them as a block of type
+`container`; the next request names the latest one that has not expired (`container`), so later turns find
+the files and state of earlier ones.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any, ClassVar, assert_never
 
 from tfrobot.brain.chain.llms.chat_llm import (
@@ -120,10 +124,13 @@ class AnthropicChat(ChatLLM):
         turns: list[dict[str, Any]] = []
         last_role, last_blocks = "", []  # the turn being built: same-role messages join it
         names = ToolNames(self.api_tool_name)
+        container: str | None = None  # the code-execution container of the latest reply that had one
         for index, msg in enumerate(msgs):
             blocks: list[dict[str, Any]]
             if isinstance(msg, LLMAssistantMessage):
                 role, blocks = "assistant", self._assistant(msg, names)
+                if msg.server_tool_blocks:
+                    container = self._live_container(msg.server_tool_blocks) or container
             elif isinstance(msg, LLMUserMessage):
                 role, owner = "user", msg.attachment_of
                 if owner is None:
@@ -167,7 +174,21 @@ class AnthropicChat(ChatLLM):
             else:
                 turns.append({"role": role, "content": blocks})
                 last_role, last_blocks = role, blocks
+        if container is not None:
+            params.setdefault("container", container)  # (a container the settings name wins)
         return turns
+
+    def _live_container(self, server: tuple[ServerToolBlock, ...]) -> str | None:
+        """The id of the code-execution container a reply ran in (its `container` block), unless it has expired
+        (`expires_at`: the API refuses an expired one; the next code execution then starts a new container)."""
+        for item in reversed(server):
+            if item.provider == self.provider and item.block.get("type") == "container":
+                expires = item.block.get("expires_at")
+                if isinstance(expires, str) and datetime.fromisoformat(expires) <= datetime.now(UTC):
+                    return None
+                found = item.block.get("id")
+                return found if isinstance(found, str) else None
+        return None
 
     def _blocks(self, msg: LLMUserMessage, position: Position, where: str) -> list[dict[str, Any]]:
         prefix = f"{msg.name}: " if msg.name else ""
@@ -239,8 +260,8 @@ class AnthropicChat(ChatLLM):
         joins the next."""
         start = 0
         for item in server:
-            if item.provider != self.provider:
-                continue  # another provider's server-side work means nothing here
+            if item.provider != self.provider or item.block.get("type") == "container":
+                continue  # another provider's server-side work means nothing here; a container is a parameter
             cut = min(max(item.text_offset, start), len(text))
             piece = text[start:cut]
             if piece and not piece.isspace():
@@ -359,6 +380,8 @@ class AnthropicChat(ChatLLM):
             delta = event.get("delta") or {}
             state.stop_reason = delta.get("stop_reason") or state.stop_reason
             state.usage.update(clean_nones(event.get("usage") or {}))
+            if container := delta.get("container"):
+                yield ServerToolBlockDelta(provider=self.provider, block=_container_block(container))
             if (refusal := _refusal(delta)) is not None:
                 yield RefusalDelta(text=refusal)
 
@@ -398,6 +421,9 @@ class AnthropicChat(ChatLLM):
                     )
                 case _:  # executed by Anthropic (server tools, MCP) or unknown: kept for replay
                     server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
+        if container := data.get("container"):  # (code execution's: named by the next request, see above)
+            block = _container_block(container)
+            server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
         return reply_message(
             _refusal(data),
             content="".join(text),
@@ -443,6 +469,12 @@ class _StreamState:
 
 def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
+
+
+def _container_block(container: dict[str, Any]) -> dict[str, Any]:
+    """A reply's `container` as the block it is kept as (JSON values: the SDK reads `expires_at` as a datetime)."""
+    values = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in container.items()}
+    return {"type": "container", **values}
 
 
 def _dumps(value: Any) -> str:
