@@ -89,6 +89,9 @@ IMPLIED: dict[str, Implied] = {
     "anthropic/container_reuse": Implied(
         "claude-sonnet-4-5", "3 * 12390 = **37,170**", "stop", (4612, 80, 0, 0, 0), server=(STU, BCR, CON)
     ),
+    "anthropic/fallback_stream": Implied(
+        "claude-opus-4-7", "Hello there!", "stop", (25, 8, 0, 0, 0), server=("fallback",)
+    ),
     "anthropic/mcp": Implied(
         "claude-sonnet-4-0", "**Pydantic AI** is a Python agent framework", "stop", (2674, 373, 0, 0, 0),
         server=("mcp_tool_use", "mcp_tool_result"), blocks=1,
@@ -340,6 +343,22 @@ def test_the_code_execution_container_goes_back_while_it_lives() -> None:
     assert all(b["type"] != "container" for m in recorder.bodies[1]["messages"] for b in m["content"])
     later = chat.construct_request_params(TextMessage(content="And by 3?"), [first, reply])  # (expired by now)
     assert "container" not in later
+
+
+def test_a_reply_a_fallback_model_served_says_which_model_served_it() -> None:
+    """Anthropic's fallback routing: the reply names the requested model (`claude-opus-4-7`) and a `fallback`
+    block says another served it (`to`); the message and its usage name the served one, and the block keeps its
+    keys as the API wrote them (`from`, which the SDK calls `from_`: a Python keyword)."""
+    reply = _reply("anthropic/fallback_stream")
+    assert reply.model == "anthropic:claude-sonnet-4-5"
+    assert reply.usage is not None
+    assert reply.usage.model == "claude-sonnet-4-5"
+    block = reply.server_tool_blocks[0].block
+    assert block["from"] == {"model": "claude-opus-4-7"}
+    assert "from_" not in block
+    chat = replay_llm("anthropic", Recorder(), [], model="claude-opus-4-7")
+    sent = chat.construct_request_params(TextMessage(content="And?"), [TextMessage(content="Hi"), reply])
+    assert sent["messages"][1]["content"][0] == block
 
 
 STREAMS = [name for name in sorted(IMPLIED) if "sse" in recording(name)[0]]
