@@ -375,6 +375,7 @@ class AnthropicChat(ChatLLM):
             block, partial = state.server.pop(index)
             if "".join(partial):
                 block = {**block, "input": _loads_input("".join(partial))}
+            state.served = _served_by(block) or state.served
             yield ServerToolBlockDelta(provider=self.provider, block=block)
         elif kind == "message_delta":
             delta = event.get("delta") or {}
@@ -388,7 +389,8 @@ class AnthropicChat(ChatLLM):
     def _finish(self, state: _StreamState) -> FinishDelta:
         # (the stop reason comes in `message_delta`, near the end)
         reason = state.stop_reason
-        return self._stream_end(reason, _finish_reason(reason), self._usage(state.usage), state.model)
+        usage = self._usage(state.usage, state.served)
+        return self._stream_end(reason, _finish_reason(reason), usage, state.served or state.model)
 
     # ----------------------------------------------------------------------------------- responses
     def parse_response(self, raw: Any) -> AssistantTextMessage:
@@ -424,6 +426,7 @@ class AnthropicChat(ChatLLM):
         if container := data.get("container"):  # (code execution's: named by the next request, see above)
             block = _container_block(container)
             server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
+        served = _served(server)
         return reply_message(
             _refusal(data),
             content="".join(text),
@@ -432,11 +435,11 @@ class AnthropicChat(ChatLLM):
             server_tool_blocks=server,
             tool_calls=calls or None,
             finish_reason=_finish_reason(data.get("stop_reason")),
-            usage=self._usage(clean_nones(data.get("usage") or {})),
-            model=self._model_tag(data.get("model")),
+            usage=self._usage(clean_nones(data.get("usage") or {}), served),
+            model=self._model_tag(served or data.get("model")),
         )
 
-    def _usage(self, raw: dict[str, Any]) -> Usage | None:
+    def _usage(self, raw: dict[str, Any], served: str | None = None) -> Usage | None:
         """Anthropic's `input_tokens` excludes cache reads and writes; ours is the whole prompt, a compaction's
         pass (`iterations`) included."""
         if not raw:
@@ -453,12 +456,15 @@ class AnthropicChat(ChatLLM):
             output_tokens=sum(i.get("output_tokens", 0) for i in passes),  # (thinking included: billed as output)
             reasoning_tokens=(raw.get("output_tokens_details") or {}).get("thinking_tokens", 0),
             raw=raw,
+            model=served,
         )
 
 
 class _StreamState:
     def __init__(self) -> None:
         self.model: str | None = None
+        self.served: str | None = None
+        """The model a `fallback` block says served the reply (the reply's `model` names the requested one)."""
         self.stop_reason: str | None = None
         self.usage: dict[str, Any] = {}
         self.server: dict[int, tuple[dict[str, Any], list[str]]] = {}
@@ -469,6 +475,19 @@ class _StreamState:
 
 def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
+
+
+def _served_by(block: dict[str, Any]) -> str | None:
+    """The model a `fallback` block says took over (`to.model`): Anthropic's fallback routing answers with
+    another model than the one requested, and the reply's `model` still names the requested one."""
+    target = block.get("to") if block.get("type") == "fallback" else None
+    model = target.get("model") if isinstance(target, dict) else None
+    return model if isinstance(model, str) else None
+
+
+def _served(server: list[ServerToolBlock]) -> str | None:
+    """The model that served a reply, when one of its blocks is a fallback (the last one's)."""
+    return next((m for b in reversed(server) if (m := _served_by(b.block)) is not None), None)
 
 
 def _container_block(container: dict[str, Any]) -> dict[str, Any]:

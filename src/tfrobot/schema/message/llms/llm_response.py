@@ -67,3 +67,9 @@ class Usage(BaseModel):
     output_tokens: int = 0
     reasoning_tokens: int = 0
     raw: dict[str, AttributeValue] = Field(default_factory=dict)
+    model: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,  # (came later: usage without it is stored as before)
+        description="The model that served these tokens when it is not the one the reply names (a provider's "
+        "fallback routing: Anthropic's `fallback` block).",
+    )
