@@ -149,6 +149,18 @@ IMPLIED: dict[str, Implied] = {
         "gemini-2.5-flash", "", "content_filter", (19, 6 + 27, 0, 0, 27),
         refusal="Gemini stopped the reply (MODEL_ARMOR).",  # (the SDK reads `finishMessage` on Vertex AI only)
     ),
+    "gemini/code_execution": Implied(
+        "gemini-2.5-flash", "I apologize for the error in the previous response.", "stop", (13 + 289, 194, 0, 0, 0),
+        server=("executable_code", "code_execution_result") * 3,
+    ),
+    "gemini/web_search": Implied(
+        "gemini-2.5-pro", "## Weather in San Francisco is Mild and Partly Cloudy", "stop",
+        (17 + 119, 201 + 213, 0, 0, 213), server=("grounding_metadata",),
+    ),
+    "gemini/web_search_stream": Implied(
+        "gemini-2.5-pro", "### Weather in San Francisco is Mild and Partly Cloudy Today", "stop",
+        (17 + 102, 241 + 412, 0, 0, 412), server=("grounding_metadata",),
+    ),
     "gemini/foreign_tool_calls": Implied(
         "gemini-3-pro-preview", "", "tool_calls", (107, 23 + 123, 0, 0, 123), calls=("final_result",), blocks=1
     ),
@@ -359,6 +371,35 @@ def test_a_reply_a_fallback_model_served_says_which_model_served_it() -> None:
     chat = replay_llm("anthropic", Recorder(), [], model="claude-opus-4-7")
     sent = chat.construct_request_params(TextMessage(content="And?"), [TextMessage(content="Hi"), reply])
     assert sent["messages"][1]["content"][0] == block
+
+
+def test_geminis_code_execution_goes_back_part_for_part_between_its_text() -> None:
+    """Gemini's code execution (`executableCode`, `codeExecutionResult`) ran on Google's side: the parts are kept
+    (never tool calls for us) and the next request sends the model turn back as it came, the text between them."""
+    came = recording("gemini/code_execution")[0]
+    recorder = Recorder()
+    chat = replay_llm("gemini", recorder, [came, came], model="gemini-2.5-flash")
+    question = TextMessage(content="How much is 3 * 12390?")
+    reply = chat.generate(question)
+    chat.generate(TextMessage(content="And now?"), [question, reply])
+    assert recorder.bodies[1]["contents"][1]["parts"] == came["json"]["candidates"][0]["content"]["parts"]
+
+
+def test_geminis_grounding_is_kept_for_display_and_not_sent_back() -> None:
+    """Grounding with Google Search answers with `groundingMetadata` (sources, the text each supports): kept on
+    the reply as it came; it is no part of the model's turn, so the next request does not send it."""
+    came = recording("gemini/web_search")[0]
+    recorder = Recorder()
+    chat = replay_llm("gemini", recorder, [came, came], model="gemini-2.5-pro")
+    question = TextMessage(content="What is the weather in San Francisco today?")
+    reply = chat.generate(question)
+    grounding = reply.server_tool_blocks[0].block["grounding_metadata"]
+    assert isinstance(grounding, dict)
+    assert len(grounding["grounding_chunks"]) == len(
+        came["json"]["candidates"][0]["groundingMetadata"]["groundingChunks"]
+    )
+    chat.generate(TextMessage(content="And tomorrow?"), [question, reply])
+    assert recorder.bodies[1]["contents"][1]["parts"] == [{"text": reply.content}]
 
 
 STREAMS = [name for name in sorted(IMPLIED) if "sse" in recording(name)[0]]
