@@ -8,6 +8,9 @@ come back as `ReasoningBlock(provider="gemini")` and are replayed on the first c
 the same model turn, byte for byte (they are stored as base64 text, URL-safe as the SDK writes it); no
 other provider's reasoning is sent. Gemini 3 wants a signature on every function call of the history: a call
 without one of Gemini's (another provider's) gets Google's documented dummy (`DUMMY_THOUGHT_SIGNATURE`).
+Parts Google's servers produced (code execution: `executable_code`, `code_execution_result`) are
+`ServerToolBlock`s, replayed where they came in the text; grounding and URL-context metadata are kept for
+display (`grounding_metadata` blocks) and not sent back.
 Function names must match ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$: other
 tool names are mapped per request and mapped back in replies.
 """
@@ -36,6 +39,7 @@ from tfrobot.brain.chain.llms.stream import (
     ReasoningBlockDelta,
     ReasoningDelta,
     RefusalDelta,
+    ServerToolBlockDelta,
     StreamDelta,
     TextDelta,
     ToolCallDelta,
@@ -54,7 +58,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMUserMessage,
     call_ids_of,
 )
-from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.msg_part import TextUserMsgPart
 from tfrobot.schema.message.tool import ToolCall
 from tfrobot.schema.tool_definition import ToolDefinition
@@ -165,7 +169,10 @@ class GeminiChat(ChatLLM):
         self, msg: LLMAssistantMessage, where: str, names: ToolNames, dummy_signature: bool
     ) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
-        if text := assistant_text(msg):
+        text = assistant_text(msg)
+        if msg.server_tool_blocks:
+            text = self._interleave(msg.server_tool_blocks, text or "", parts)
+        if text:
             parts.append({"text": text})
         for call in msg.tool_calls:
             parts.append({"function_call": {"id": call.id, "name": names[call.name], "args": call.arguments_object()}})
@@ -178,6 +185,20 @@ class GeminiChat(ChatLLM):
         elif msg.tool_calls and dummy_signature:  # (the first call of a turn is the one that carries it)
             next(p for p in parts if "function_call" in p)["thought_signature"] = DUMMY_THOUGHT_SIGNATURE
         return parts
+
+    def _interleave(self, server: tuple[ServerToolBlock, ...], text: str, parts: list[dict[str, Any]]) -> str:
+        """Append Gemini's own server-side parts (code execution) to `parts`, each after the text that preceded it
+        (`text_offset`); return the text after the last one. Metadata (grounding) is no part: not sent."""
+        start = 0
+        for item in server:
+            if item.provider != self.provider or item.type in _METADATA:
+                continue
+            cut = min(max(item.text_offset, start), len(text))
+            if cut > start:
+                parts.append({"text": text[start:cut]})
+                start = cut
+            parts.append(dict(item.block))
+        return text[start:]
 
     # ----------------------------------------------------------------------------------- Phase 6
     def _assemble_api_request(
@@ -235,14 +256,15 @@ class GeminiChat(ChatLLM):
         state = _StreamState()
         for chunk in self.client().models.generate_content_stream(**params):
             yield from self._chunk_deltas(_dump(chunk), state)
-        yield self._finish(state)
+        yield from self._finish_deltas(state)
 
     async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
         state = _StreamState()
         async for chunk in await self.client().aio.models.generate_content_stream(**params):
             for delta in self._chunk_deltas(_dump(chunk), state):
                 yield delta
-        yield self._finish(state)
+        for delta in self._finish_deltas(state):
+            yield delta
 
     def _chunk_deltas(self, data: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
         state.model = data.get("model_version") or state.model
@@ -267,11 +289,20 @@ class GeminiChat(ChatLLM):
                     yield ReasoningDelta(text=part["text"])
                 elif part.get("text"):
                     yield TextDelta(text=part["text"])
+                elif _server_part(part):
+                    yield ServerToolBlockDelta(provider=self.provider, block=part)
             state.finish_reason = candidate.get("finish_reason") or state.finish_reason
+            state.metadata = _metadata(candidate) or state.metadata  # (the last chunk holds the whole)
         if not state.refused and (refusal := _refusal(data)) is not None:
             state.refused = True
             state.finish_reason = state.finish_reason or _blocked(data)
             yield RefusalDelta(text=refusal)
+
+    def _finish_deltas(self, state: _StreamState) -> Iterator[StreamDelta]:
+        """The candidate's metadata (grounding), once the stream has said it all, then the finish delta."""
+        for block in state.metadata:
+            yield ServerToolBlockDelta(provider=self.provider, block=block)
+        yield self._finish(state)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         # (Gemini sends `finishReason` with its last chunk)
@@ -283,8 +314,10 @@ class GeminiChat(ChatLLM):
         data = _dump(raw)
         candidate = (data.get("candidates") or [{}])[0]
         text: list[str] = []
+        text_len = 0
         thoughts: list[str] = []
         blocks: list[ReasoningBlock] = []
+        server: list[ServerToolBlock] = []
         calls: list[ToolCall] = []
         for part in (candidate.get("content") or {}).get("parts") or ():
             if part.get("thought_signature"):
@@ -297,11 +330,18 @@ class GeminiChat(ChatLLM):
                 thoughts.append(part["text"])
             elif part.get("text"):
                 text.append(part["text"])
+                text_len += len(part["text"])
+            elif _server_part(part):
+                server.append(ServerToolBlock(provider=self.provider, block=part, text_offset=text_len))
+        server.extend(
+            ServerToolBlock(provider=self.provider, block=block, text_offset=text_len) for block in _metadata(candidate)
+        )
         return reply_message(
             _refusal(data),
             content="".join(text),
             reasoning_content="".join(thoughts) or None,
             reasoning_blocks=blocks,
+            server_tool_blocks=server,
             tool_calls=calls or None,
             finish_reason=_finish_reason(candidate.get("finish_reason") or _blocked(data), bool(calls)),
             usage=self._usage(data.get("usage_metadata")),
@@ -331,6 +371,7 @@ class _StreamState:
         self.signatures = 0
         self.calls = 0
         self.refused = False
+        self.metadata: list[dict[str, Any]] = []
 
 
 _TO_STANDARD_ALPHABET = str.maketrans("-_", "+/")
@@ -364,6 +405,22 @@ def _dump(raw: Any) -> dict[str, Any]:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value or {}, ensure_ascii=False)
+
+
+_SERVER_PARTS = ("executable_code", "code_execution_result", "tool_call", "tool_response")
+"""Parts Gemini's servers produced (its code execution; its built-in tools' calls and results): kept whole, and
+sent back only to Gemini, where they came."""
+_METADATA = ("grounding_metadata", "url_context_metadata")
+"""What a candidate says about its sources (Google Search, URL context): kept for display, never sent back."""
+
+
+def _server_part(part: dict[str, Any]) -> bool:
+    return any(key in part for key in _SERVER_PARTS)
+
+
+def _metadata(candidate: dict[str, Any]) -> list[dict[str, Any]]:
+    """The candidate's source metadata as blocks (`{"grounding_metadata": …}`), the empty ones left out."""
+    return [{key: candidate[key]} for key in _METADATA if candidate.get(key)]
 
 
 _BLOCKED = "PROMPT_BLOCKED"
