@@ -174,7 +174,7 @@ def test_public_surface_is_pinned() -> None:
         *("FinishDelta", "MessageAssembler", "ReasoningBlockDelta", "ReasoningDelta", "StreamDelta"),
         *("RefusalDelta", "ServerToolBlockDelta", "TFLScriptDelta", "TextDelta", "ToolCallDelta"),
         *("Capabilities", "SchemaCleaner", "ScriptRule", "ScriptedCall", "ToolDefinition"),
-        *("ModelProfile", "ReasoningReplay", "model_profile"),
+        *("ModelProfile", "ReasoningReplay", "model_profile", "preserves_thinking", "derived_call_id"),
         *("create_llm", "normalize", "portable_id", "provider_class", "providers"),
     }
     assert all(hasattr(llms, name) for name in llms.__all__)

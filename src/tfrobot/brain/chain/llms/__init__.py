@@ -30,8 +30,8 @@ from tfrobot.brain.chain.llms.gemini import GeminiChat
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.normalize import normalize
 from tfrobot.brain.chain.llms.openai import OpenAIChat
-from tfrobot.brain.chain.llms.portable import portable_id
-from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile
+from tfrobot.brain.chain.llms.portable import derived_call_id, portable_id
+from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile, preserves_thinking
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -91,10 +91,12 @@ __all__ = [
     "UnsupportedContentError",
     "ZhipuChat",
     "create_llm",
+    "derived_call_id",
     "describe",
     "model_profile",
     "normalize",
     "portable_id",
+    "preserves_thinking",
     "provider_class",
     "providers",
 ]

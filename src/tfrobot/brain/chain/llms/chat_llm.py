@@ -67,13 +67,14 @@ def clean_nones(value: Any) -> Any:
 
 def as_dict(raw: Any) -> dict[str, Any]:
     """An SDK response object (pydantic) or an already-decoded dict, as a dict with the keys the provider
-    sent and no others (`exclude_unset`: the SDK's defaults for absent fields are not added), so that a
-    block kept for replay goes back exactly as it came. A block type newer than the SDK is kept by the SDK
+    sent and no others (`exclude_unset`: the SDK's defaults for absent fields are not added), under the names
+    the provider sent (`by_alias`: the SDK calls a key that is a Python keyword `from_`), so that a block kept
+    for replay goes back exactly as it came. A block type newer than the SDK is kept by the SDK
     in another block class with its fields as extras, which dump right but make pydantic warn that the
     value does not fit the declared union: expected here, so not warned about."""
     if isinstance(raw, dict):
         return raw
-    dumped: dict[str, Any] = raw.model_dump(exclude_unset=True, warnings=False)
+    dumped: dict[str, Any] = raw.model_dump(exclude_unset=True, by_alias=True, warnings=False)
     return dumped
 
 

@@ -241,6 +241,19 @@ _BAD_RESPONSE_NAMES = ("ResponseValidation", "UnknownApiResponse")
 """SDK errors for an answer that is not the API's (openai: APIResponseValidationError; google-genai)."""
 _SHOWN = 300
 """How much of an unexpected body an error quotes."""
+_ERROR_TYPE_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "overloaded_error": 529,
+}
+"""The HTTP status each error type of an error body stands for (Anthropic's documented types, OpenAI's
+`server_error`): an error sent inside a stream arrives after the 200, so its body alone says what it is."""
 
 
 def _provider_message(exc: Exception) -> str:
@@ -263,6 +276,22 @@ def _provider_message(exc: Exception) -> str:
     return text[:_SHOWN] if isinstance(text, str) and text else str(exc)
 
 
+def _body_status(exc: Exception) -> int | None:
+    """The status an error body names, for an error that came inside a stream (the response said 200): its
+    `status_code` or numeric `code` (OpenAI-compatible endpoints: Groq, OpenRouter), else its `type`
+    (`overloaded_error`, …); None when the exception carries no error body."""
+    body = getattr(exc, "body", None)
+    node = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(node, dict):
+        return None
+    for key in ("status_code", "code"):
+        value = node.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 400 <= value < 600:
+            return value
+    kind = node.get("type")
+    return _ERROR_TYPE_STATUS.get(kind) if isinstance(kind, str) else None
+
+
 def translate_sdk_error(
     provider: str,
     exc: Exception,
@@ -277,6 +306,8 @@ def translate_sdk_error(
     `endpoint` (the settings in use) go into the fixes."""
     status = getattr(exc, "status_code", None) or getattr(exc, "code", None)
     status = status if isinstance(status, int) and not isinstance(status, bool) else None
+    if status is None or status < 400:  # an error event inside a stream that began with 200
+        status = _body_status(exc) or status
     name = type(exc).__name__
     where = endpoint or f"{provider}'s API"
     if status is None:

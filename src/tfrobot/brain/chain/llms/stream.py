@@ -34,8 +34,9 @@ class RefusalDelta(_Delta):
 
 
 class ServerToolBlockDelta(_Delta):
-    """One whole block the provider executed on its side (a server tool call or its result), once complete;
-    the assembler records where in the text it came (`ServerToolBlock.text_offset`)."""
+    """One whole block the provider executed on its side (a server tool call or its result), or a cited text
+    block (`type: text`, right after its text's deltas), once complete; the assembler records where in the text
+    it came (`ServerToolBlock.text_offset`: for a text block, where its text starts)."""
 
     type: Literal["server_tool_block"] = "server_tool_block"
     provider: str
@@ -137,9 +138,10 @@ class MessageAssembler:
             case RefusalDelta():
                 self._refusal.append(delta.text)
             case ServerToolBlockDelta():
-                self._server.append(
-                    ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=self._text_len)
-                )
+                offset = self._text_len
+                if delta.block.get("type") == "text":  # a cited text block, complete: its text came just before
+                    offset -= len(str(delta.block.get("text") or ""))
+                self._server.append(ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=offset))
             case ReasoningDelta():
                 self._reasoning.append(delta.text)
             case ReasoningBlockDelta():
