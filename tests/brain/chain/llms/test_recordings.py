@@ -132,6 +132,30 @@ IMPLIED: dict[str, Implied] = {
     "openai/refusal_stream": Implied(
         "gpt-4o-2024-08-06", "", "refusal", (79, 11, 0, 0, 0), refusal="I'm sorry, I can't assist with that request."
     ),
+    "openai-responses/document": Implied(
+        "gpt-4o", 'The document contains the text "Dummy PDF file."', "stop", (51, 11, 0, 0, 0)
+    ),
+    "openai-responses/image_url": Implied(
+        "gpt-4o", "Hello! I see you've shared an image of a potato.", "stop", (663, 20, 0, 0, 0)
+    ),
+    "openai-responses/native_output": Implied(
+        "gpt-4o", "", "tool_calls", (66, 12, 0, 0, 0), calls=("get_user_country",),
+    ),
+    "openai-responses/reasoning_summary_stream": Implied(
+        "o3-mini", "I'm not a road safety professional", "stop", (13, 1680, 0, 0, 1408), blocks=4,
+        reasoning="**Providing street crossing instructions**",
+    ),
+    "openai-responses/reasoning_tool_loop": Implied(
+        "gpt-5", "", "tool_calls", (124, 1926, 0, 0, 1792), calls=("update_plan",), blocks=5,
+        reasoning="**Creating a structured poem**",
+    ),
+    "openai-responses/reasoning_tool_stream": Implied(
+        "gpt-5", "", "tool_calls", (53, 469, 0, 0, 448), calls=("final_result",), blocks=1,
+    ),
+    "openai-responses/tool_loop": Implied("gpt-4o", "", "tool_calls", (40, 18, 0, 0, 0), calls=("get_capital",)),
+    "openai-responses/tool_loop_stream": Implied(
+        "gpt-4o", "", "tool_calls", (255, 16, 0, 0, 0), calls=("get_capital",),
+    ),
     "zhipu/thinking": Implied(
         "glm-4.7", "2 + 2 is 4.", "stop", (13, 247, 0, 0, 237), reasoning="\n1.  **Identify the user's question:**"
     ),
@@ -199,6 +223,8 @@ def _accumulated(name: str, chat: Any) -> Any:
         from google.genai import types
 
         return types.GenerateContentResponse.model_validate({**last, "candidates": [candidate]})
+    if provider == "openai-responses":  # the stream's last event holds the whole response, as OpenAI sent it
+        return next(e["response"] for e in _events(interactions[0]["sse"]) if e["type"] == "response.completed")
     from openai.lib.streaming.chat import ChatCompletionStreamState
     from openai.types.chat import ChatCompletionChunk
 

@@ -30,6 +30,7 @@ from tfrobot.brain.chain.llms.gemini import GeminiChat
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.normalize import normalize
 from tfrobot.brain.chain.llms.openai import OpenAIChat
+from tfrobot.brain.chain.llms.openai_responses import OpenAIResponsesChat
 from tfrobot.brain.chain.llms.portable import portable_id
 from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
@@ -67,6 +68,7 @@ __all__ = [
     "ModelNotFoundError",
     "ModelProfile",
     "OpenAIChat",
+    "OpenAIResponsesChat",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderNotInstalledError",

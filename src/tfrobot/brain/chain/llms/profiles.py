@@ -35,6 +35,10 @@ class ModelProfile:
     refusal_field: bool = False
     """Whether an assistant message in the request may carry `refusal` (OpenAI's own field); elsewhere a
     refusal is sent back as the assistant's text, which every API takes."""
+    encrypted_reasoning: bool = False
+    """Whether the model reasons in OpenAI Responses reasoning items: a stateless request (`store: false`) asks
+    for their `encrypted_content` to replay them (`include`), which OpenAI refuses for a model that does not
+    reason ("Encrypted content is not supported with this model")."""
 
 
 _PROFILES: tuple[tuple[re.Pattern[str], ModelProfile], ...] = (
@@ -50,6 +54,11 @@ _PROFILES: tuple[tuple[re.Pattern[str], ModelProfile], ...] = (
     # should be explicitly preserved and returned together with the tool results".
     (re.compile(r"(^|/)glm-", re.IGNORECASE), ModelProfile("glm", reasoning_replay="tool_loop")),
     (re.compile(r"doubao", re.IGNORECASE), ModelProfile("doubao", reasoning_replay="tool_loop")),
+    # OpenAI's reasoning models (https://platform.openai.com/docs/guides/reasoning): o-series, gpt-5, codex.
+    (
+        re.compile(r"^(o\d|gpt-5|codex)", re.IGNORECASE),
+        ModelProfile("openai", refusal_field=True, encrypted_reasoning=True),
+    ),
     (re.compile(r"^(gpt-|o\d|chatgpt-)", re.IGNORECASE), ModelProfile("openai", refusal_field=True)),
 )
 

@@ -59,6 +59,9 @@ class ReasoningBlockDelta(_Delta):
     signature: str | None = None
     data: str | None = None
     provider: str
+    item_id: str | None = None
+    """The provider's id of the item the block belongs to, kept as the block's `id` (OpenAI Responses: a
+    reasoning item's summary parts are blocks of one id, replayed as that one item)."""
 
 
 class ToolCallDelta(_Delta):
@@ -151,6 +154,8 @@ class MessageAssembler:
                     block["signature"] = delta.signature
                 if delta.data is not None:
                     block["data"] = delta.data
+                if delta.item_id is not None:
+                    block["id"] = delta.item_id
             case ToolCallDelta():
                 call = self._calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
                 call["id"] = delta.id or call["id"]
