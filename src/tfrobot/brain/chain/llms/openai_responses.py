@@ -23,7 +23,6 @@ from typing import Any, ClassVar, assert_never
 
 from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
-    SYSTEM_LABEL,
     ChatLLM,
     as_dict,
     assistant_text,
@@ -114,7 +113,7 @@ class OpenAIResponsesChat(ChatLLM):
             elif isinstance(msg, LLMTFLMessage):
                 append({"role": "user", "content": f"{CONSOLE_LABEL}\n{msg.content}"})
             elif isinstance(msg, LLMFunctionMessage):
-                append({"role": "user", "content": f"{SYSTEM_LABEL} result of function {msg.name}\n{msg.content}"})
+                append({"role": "user", "content": f"[result of function {msg.name}]\n{msg.content}"})
             else:
                 assert_never(msg)
         return out
