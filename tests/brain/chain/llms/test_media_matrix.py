@@ -20,6 +20,7 @@ from tfrobot.brain.chain.llms import (
     GeminiChat,
     ModalityDegradedWarning,
     OpenAIChat,
+    OpenAIResponsesChat,
     UnsupportedContentError,
     ZhipuChat,
 )
@@ -47,6 +48,7 @@ MEDIA: dict[str, tuple[type[Any], bytes, str]] = {
 ALL = {"image", "audio", "video", "file"}
 NATIVE: dict[type[ChatLLM], set[str]] = {
     OpenAIChat: {"image", "audio", "file"},
+    OpenAIResponsesChat: {"image", "file"},
     AnthropicChat: {"image", "file"},
     GeminiChat: ALL,
     ZhipuChat: {"image", "video"},
@@ -117,6 +119,7 @@ def test_data_urls_are_decoded_to_bytes_for_providers_that_want_bytes() -> None:
 
 URL_NATIVE: dict[type[ChatLLM], set[str]] = {
     OpenAIChat: {"image"},
+    OpenAIResponsesChat: {"image", "file"},
     AnthropicChat: {"image", "file"},
     GeminiChat: ALL,
     ZhipuChat: {"image", "video"},
