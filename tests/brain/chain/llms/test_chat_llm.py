@@ -167,6 +167,8 @@ def test_public_surface_is_pinned() -> None:
     assert set(llms.__all__) == {
         *("AnthropicChat", "ChatLLM", "DoubaoChat", "GeminiChat", "OpenAIChat", "ScriptedChat", "ZhipuChat"),
         "OpenAIResponsesChat",
+        *("OutputSchema", "StructuredOutputError", "StructuredReply", "parse_structured", "structured_options"),
+        *("generate_structured", "agenerate_structured"),
         *("AuthenticationError", "ContextTooLongError", "InvalidConversationError", "InvalidRequestError"),
         *("LLMError", "ModalityDegradedWarning", "ProviderError", "ProviderNotInstalledError"),
         *("ProviderUnavailableError", "RateLimitError", "UnsupportedContentError"),

@@ -77,6 +77,7 @@ IMPLIED: dict[str, Implied] = {
     "anthropic/refusal_stream": Implied(
         "claude-opus-4-7", "", "refusal", (20, 0, 0, 0, 0), refusal="This request was refused due to policy."
     ),
+    "anthropic/structured_output": Implied("claude-sonnet-4-5", '{"amount":12.34}', "stop", (222, 10, 0, 0, 0)),
     "anthropic/text_editor_code_execution": Implied(
         "claude-sonnet-4-6", "Sure! I'll do both steps simultaneously", "stop", (10490, 469, 0, 0, 0),
         server=(STU, STU, TER, TER, STU, TER, STU, TER),
@@ -118,6 +119,7 @@ IMPLIED: dict[str, Implied] = {
     "gemini/cached_usage": Implied(
         "gemini-2.5-flash", "This video demonstrates", "stop", (17713, 68 + 821, 17379, 0, 821),
     ),
+    "gemini/structured_output": Implied("gemini-2.0-flash", '{\n  "city": "Mexico City"', "stop", (8, 20, 0, 0, 0)),
     "gemini/thought_signature": Implied(
         "gemini-2.5-pro", "", "tool_calls", (49, 12 + 136, 0, 0, 136), calls=("get_user_country",), blocks=1,
     ),
@@ -132,6 +134,7 @@ IMPLIED: dict[str, Implied] = {
     "openai/refusal_stream": Implied(
         "gpt-4o-2024-08-06", "", "refusal", (79, 11, 0, 0, 0), refusal="I'm sorry, I can't assist with that request."
     ),
+    "openai/structured_output": Implied("gpt-4o", "", "tool_calls", (71, 12, 0, 0, 0), calls=("get_user_country",)),
     "openai-responses/document": Implied(
         "gpt-4o", 'The document contains the text "Dummy PDF file."', "stop", (51, 11, 0, 0, 0)
     ),

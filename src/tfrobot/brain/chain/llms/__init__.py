@@ -31,6 +31,7 @@ from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.normalize import normalize
 from tfrobot.brain.chain.llms.openai import OpenAIChat
 from tfrobot.brain.chain.llms.openai_responses import OpenAIResponsesChat
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import portable_id
 from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
@@ -45,6 +46,14 @@ from tfrobot.brain.chain.llms.stream import (
     TextDelta,
     TFLScriptDelta,
     ToolCallDelta,
+)
+from tfrobot.brain.chain.llms.structured import (
+    StructuredOutputError,
+    StructuredReply,
+    agenerate_structured,
+    generate_structured,
+    parse_structured,
+    structured_options,
 )
 from tfrobot.brain.chain.llms.tools import SchemaCleaner
 from tfrobot.brain.chain.llms.zhipu import ZhipuChat
@@ -69,6 +78,7 @@ __all__ = [
     "ModelProfile",
     "OpenAIChat",
     "OpenAIResponsesChat",
+    "OutputSchema",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderNotInstalledError",
@@ -86,17 +96,23 @@ __all__ = [
     "ScriptedChat",
     "ServerToolBlockDelta",
     "StreamDelta",
+    "StructuredOutputError",
+    "StructuredReply",
     "TFLScriptDelta",
     "TextDelta",
     "ToolCallDelta",
     "ToolDefinition",
     "UnsupportedContentError",
     "ZhipuChat",
+    "agenerate_structured",
     "create_llm",
     "describe",
+    "generate_structured",
     "model_profile",
     "normalize",
+    "parse_structured",
     "portable_id",
     "provider_class",
     "providers",
+    "structured_options",
 ]

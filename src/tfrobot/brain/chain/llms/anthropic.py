@@ -31,6 +31,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     move_to_extra_body,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames, portable_id
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -267,6 +268,10 @@ class AnthropicChat(ChatLLM):
             ]
         request.update(params)
         return move_to_extra_body(request, NATIVE_PARAMS)
+
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        """Anthropic's native structured output (`output_config.format`), which wants every object closed."""
+        return {"output_config": {"format": {"type": "json_schema", "schema": output.closed}}}
 
     # ----------------------------------------------------------------------------------- calls
     def _send(self, params: dict[str, Any]) -> Any:

@@ -32,6 +32,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     provider_of,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames
 from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile
 from tfrobot.brain.chain.llms.stream import (
@@ -260,6 +261,13 @@ class OpenAIChat(ChatLLM):
             ]
         request.update(params)
         return request
+
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        strict = output.strict
+        schema = {"name": output.name, "schema": output.closed if strict else output.schema, "strict": strict}
+        if output.description:
+            schema["description"] = output.description
+        return {"response_format": {"type": "json_schema", "json_schema": schema}}
 
     # ----------------------------------------------------------------------------------- calls
     def _send(self, params: dict[str, Any]) -> Any:

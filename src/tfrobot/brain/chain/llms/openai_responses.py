@@ -31,6 +31,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
 )
 from tfrobot.brain.chain.llms.errors import ProviderUnavailableError
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames
 from tfrobot.brain.chain.llms.profiles import model_profile
 from tfrobot.brain.chain.llms.stream import (
@@ -206,6 +207,14 @@ class OpenAIResponsesChat(ChatLLM):
             request["include"] = [ENCRYPTED_REASONING]
         request.update(params)
         return request
+
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        strict = output.strict
+        form: dict[str, Any] = {"type": "json_schema", "name": output.name, "strict": strict}
+        form["schema"] = output.closed if strict else output.schema
+        if output.description:
+            form["description"] = output.description
+        return {"text": {"format": form}}
 
     # ----------------------------------------------------------------------------------- calls
     def _send(self, params: dict[str, Any]) -> Any:
