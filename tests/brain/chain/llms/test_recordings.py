@@ -134,6 +134,7 @@ IMPLIED: dict[str, Implied] = {
     "openai/refusal_stream": Implied(
         "gpt-4o-2024-08-06", "", "refusal", (79, 11, 0, 0, 0), refusal="I'm sorry, I can't assist with that request."
     ),
+    "openai/prompt_cache": Implied("gpt-5.6-sol", "OK", "stop", (4020, 4, 0, 4012, 0)),
     "openai/structured_output": Implied("gpt-4o", "", "tool_calls", (71, 12, 0, 0, 0), calls=("get_user_country",)),
     "openai-responses/document": Implied(
         "gpt-4o", 'The document contains the text "Dummy PDF file."', "stop", (51, 11, 0, 0, 0)
@@ -144,6 +145,7 @@ IMPLIED: dict[str, Implied] = {
     "openai-responses/native_output": Implied(
         "gpt-4o", "", "tool_calls", (66, 12, 0, 0, 0), calls=("get_user_country",),
     ),
+    "openai-responses/prompt_cache": Implied("gpt-5.6-sol", "OK", "stop", (4020, 5, 0, 4012, 0)),
     "openai-responses/reasoning_summary_stream": Implied(
         "o3-mini", "I'm not a road safety professional", "stop", (13, 1680, 0, 0, 1408), blocks=4,
         reasoning="**Providing street crossing instructions**",

@@ -359,6 +359,7 @@ class OpenAIChat(ChatLLM):
             input_tokens=raw.get("prompt_tokens", 0),
             output_tokens=raw.get("completion_tokens", 0),
             cache_read_tokens=prompt_details.get("cached_tokens", 0),
+            cache_write_tokens=prompt_details.get("cache_write_tokens", 0),
             reasoning_tokens=completion_details.get("reasoning_tokens", 0),
             raw=raw,
         )
