@@ -168,7 +168,7 @@ def test_public_surface_is_pinned() -> None:
         *("AnthropicChat", "ChatLLM", "DoubaoChat", "GeminiChat", "OpenAIChat", "ScriptedChat", "ZhipuChat"),
         "OpenAIResponsesChat",
         *("OutputSchema", "StructuredOutputError", "StructuredReply", "parse_structured", "structured_options"),
-        *("generate_structured", "agenerate_structured"),
+        *("generate_structured", "agenerate_structured", "PromptCache"),
         *("AuthenticationError", "ContextTooLongError", "InvalidConversationError", "InvalidRequestError"),
         *("LLMError", "ModalityDegradedWarning", "ProviderError", "ProviderNotInstalledError"),
         *("ProviderUnavailableError", "RateLimitError", "UnsupportedContentError"),

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests.brain.chain.llms.conftest import HTTP_MODULES, Recorder, handler, recording
-from tfrobot.brain.chain.llms import AnthropicChat, ChatLLM, ToolDefinition, create_llm
-from tfrobot.brain.chain.llms.prompt_cache import PromptCache, place_breakpoints
+from tfrobot.brain.chain.llms import AnthropicChat, ChatLLM, PromptCache, ToolDefinition, create_llm
+from tfrobot.brain.chain.llms.prompt_cache import place_breakpoints
 from tfrobot.schema.message import BaseMessage, TextMessage, ToolReturn
 
 STEPS = 4

@@ -34,6 +34,7 @@ from tfrobot.brain.chain.llms.openai_responses import OpenAIResponsesChat
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import portable_id
 from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile
+from tfrobot.brain.chain.llms.prompt_cache import PromptCache
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -79,6 +80,7 @@ __all__ = [
     "OpenAIChat",
     "OpenAIResponsesChat",
     "OutputSchema",
+    "PromptCache",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderNotInstalledError",
