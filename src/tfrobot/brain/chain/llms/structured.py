@@ -99,6 +99,6 @@ async def agenerate_structured(
 
 
 def _structured(reply: AssistantTextMessage, output: type[OutputT]) -> StructuredReply[OutputT]:
-    if reply.tool_calls and not reply.content:
+    if reply.tool_calls:  # (any text beside the calls is the model thinking aloud, not the answer yet)
         return StructuredReply(None, reply)
     return StructuredReply(parse_structured(reply, output), reply)

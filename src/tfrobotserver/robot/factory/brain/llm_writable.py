@@ -32,6 +32,7 @@ WRITABLE: Rules = {
     "temperature": True,
     "max_tokens": True,
     "reasoning_replay": True,
+    "prompt_cache": True,
     "rules": True,
     "fallback": True,
     "extra_params": {
