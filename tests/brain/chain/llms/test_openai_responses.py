@@ -298,3 +298,25 @@ async def test_async_generate_and_stream_use_the_async_client() -> None:
         ),
     )
     assert (await chat.agenerate(TextMessage(content="q"))).content.startswith("Hello!")
+
+
+def test_a_stored_and_restored_reply_replays_the_same_reasoning_items() -> None:
+    """The item ids ride on the blocks as extra fields: a store round trip must keep them, or the next request
+    would lose its reasoning."""
+    from pydantic import TypeAdapter
+
+    from tfrobot.schema.message import Message
+
+    interactions = recording("openai-responses/reasoning_tool_loop")
+    chat = replay_llm(PROVIDER, Recorder(), interactions, model="gpt-5")
+    question = TextMessage(content="Compose a poem.", msg_id="q")
+    tools = [_tool("update_plan", {"plan": {"type": "string"}})]
+    reply = chat.generate(question, None, tools)
+    restored = TypeAdapter(Message).validate_json(reply.model_dump_json())
+    assert type(restored) is AssistantTextMessage
+    assert [type(b) for b in restored.reasoning_blocks] == [ReasoningBlock] * 5
+    results = _results(reply.tool_calls[0].id, "update_plan", "ok")
+    before = chat.construct_request_params(question, None, tools, intermediate_msgs=[reply, results])
+    after = chat.construct_request_params(question, None, tools, intermediate_msgs=[restored, results])
+    assert after == before
+    assert after["input"][1]["id"] == interactions[0]["json"]["output"][0]["id"]
