@@ -320,3 +320,22 @@ def test_a_stored_and_restored_reply_replays_the_same_reasoning_items() -> None:
     after = chat.construct_request_params(question, None, tools, intermediate_msgs=[restored, results])
     assert after == before
     assert after["input"][1]["id"] == interactions[0]["json"]["output"][0]["id"]
+
+
+@pytest.mark.parametrize("name", ["openai-responses/web_search", "openai-responses/web_search_stream"])
+def test_reasoning_items_go_back_between_the_server_side_items_where_they_came(name: str) -> None:
+    """The recorded gpt-5 web searches answered [reasoning, web_search_call, reasoning, message]; each reasoning
+    item must be followed by the item it led to, so the next request keeps that order (all items replayed)."""
+    interactions = recording(name)
+    chat = replay_llm(PROVIDER, Recorder(), interactions, model="gpt-5")
+    first = TextMessage(content=interactions[0]["request"]["input"][0]["content"], msg_id="q1")
+    reply = chat.generate_streamed(first) if "sse" in interactions[0] else chat.generate(first)
+    recorded = interactions[1]["request"]["input"]
+    follow_up = TextMessage(content=recorded[-1]["content"], msg_id="q2")
+    sent = chat.construct_request_params(follow_up, [first, reply])["input"]
+    assert [item.get("type", item.get("role")) for item in sent] == [
+        "user", "reasoning", "web_search_call", "reasoning", "assistant", "user"
+    ]  # fmt: skip
+    assert [item["id"] for item in sent[1:4]] == [item["id"] for item in recorded[1:4]]
+    if "sse" not in interactions[0]:  # (streamed, pydantic-ai sent the item events' encryption, and no `sources`)
+        assert sent[1:4] == recorded[1:4]  # both reasoning items and the search, as OpenAI sent them

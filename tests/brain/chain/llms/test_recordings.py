@@ -157,6 +157,14 @@ IMPLIED: dict[str, Implied] = {
     "openai-responses/reasoning_tool_stream": Implied(
         "gpt-5", "", "tool_calls", (53, 469, 0, 0, 448), calls=("final_result",), blocks=1,
     ),
+    "openai-responses/web_search": Implied(
+        "gpt-5", "Today (Tuesday, September 16, 2025) in San Francisco", "stop", (9299, 577, 8448, 0, 512),
+        server=("web_search_call",), blocks=2,
+    ),
+    "openai-responses/web_search_stream": Implied(
+        "gpt-5", "San Francisco weather today (Tuesday, September 16, 2025)", "stop", (9463, 582, 8320, 0, 512),
+        server=("web_search_call",), blocks=2,
+    ),
     "openai-responses/tool_loop": Implied("gpt-4o", "", "tool_calls", (40, 18, 0, 0, 0), calls=("get_capital",)),
     "openai-responses/tool_loop_stream": Implied(
         "gpt-4o", "", "tool_calls", (255, 16, 0, 0, 0), calls=("get_capital",),

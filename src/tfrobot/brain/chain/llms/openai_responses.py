@@ -154,11 +154,17 @@ class OpenAIResponsesChat(ChatLLM):
 
     def _assistant(self, msg: LLMAssistantMessage, names: ToolNames, out: list[dict[str, Any]]) -> None:
         """The assistant's items: its own reasoning items, its own server-side items, its text, its calls."""
-        if msg.reasoning_blocks:
-            out += self._reasoning_items(msg.reasoning_blocks)
-        for server in msg.server_tool_blocks:
-            if server.provider == self.provider:
+        reasoning = self._reasoning_items(msg.reasoning_blocks) if msg.reasoning_blocks else []
+        if msg.server_tool_blocks:  # between this provider's server-side items, where they came
+            done = 0
+            own = (server for server in msg.server_tool_blocks if server.provider == self.provider)
+            for count, server in enumerate(own):
+                while done < len(reasoning) and reasoning[done][0] <= count:
+                    out.append(reasoning[done][1])
+                    done += 1
                 out.append(dict(server.block))
+            reasoning = reasoning[done:]
+        out += [item for _, item in reasoning]
         text = msg.content if msg.refusal is None else assistant_text(msg)
         if text:
             out.append({"role": "assistant", "content": text})
@@ -167,10 +173,11 @@ class OpenAIResponsesChat(ChatLLM):
                 {"type": "function_call", "call_id": call.id, "name": names[call.name], "arguments": call.arguments}
             )
 
-    def _reasoning_items(self, blocks: list[ReasoningBlock]) -> list[dict[str, Any]]:
+    def _reasoning_items(self, blocks: list[ReasoningBlock]) -> list[tuple[int, dict[str, Any]]]:
         """This provider's reasoning blocks as the items they came as (one item per `id`, its summary parts in
-        order). An item without its `encrypted_content` is not sent: stateless, OpenAI cannot look it up."""
-        items: list[dict[str, Any]] = []
+        order), each with how many server-side items came before it. An item without its `encrypted_content`
+        is not sent: stateless, OpenAI cannot look it up."""
+        items: list[tuple[int, dict[str, Any]]] = []
         current: dict[str, Any] | None = None
         for block in blocks:
             if block.provider != self.provider:
@@ -180,7 +187,7 @@ class OpenAIResponsesChat(ChatLLM):
                 current = {"type": "reasoning", "id": item_id, "summary": []}
                 if block.data:
                     current["encrypted_content"] = block.data
-                    items.append(current)
+                    items.append((getattr(block, "server_offset", 0), current))
             if block.text:
                 current["summary"].append({"type": "summary_text", "text": block.text})
         return items
@@ -250,7 +257,8 @@ class OpenAIResponsesChat(ChatLLM):
         elif kind == "response.reasoning_summary_text.delta":
             block = state.block_index(index, event.get("summary_index", 0))
             state.streamed.add(block)
-            yield ReasoningBlockDelta(index=block, text=event.get("delta") or "", provider=self.provider)
+            text = event.get("delta") or ""
+            yield ReasoningBlockDelta(index=block, text=text, item_id=event.get("item_id"), provider=self.provider)
         elif kind == "response.refusal.delta":
             state.refused = True
             yield RefusalDelta(text=event.get("delta") or "")
@@ -331,7 +339,7 @@ class OpenAIResponsesChat(ChatLLM):
                             text.append(part.get("text") or "")
                             text_len += len(text[-1])
                 case "reasoning":
-                    blocks += self._reasoning_blocks(item)
+                    blocks += self._reasoning_blocks(item, len(server))
                 case "function_call":
                     calls.append(
                         ToolCall(id=item["call_id"], name=item["name"], arguments=item.get("arguments") or "{}")
@@ -358,9 +366,9 @@ class OpenAIResponsesChat(ChatLLM):
             reason = error.get("message") or error.get("code") or "no reason given"
             raise ProviderUnavailableError(self.provider, f"the response failed: {reason}; retry the turn")
 
-    def _reasoning_blocks(self, item: dict[str, Any]) -> list[ReasoningBlock]:
-        """One block per summary part (one empty block when the summary is empty), all with the item's id,
-        the first with its encrypted content."""
+    def _reasoning_blocks(self, item: dict[str, Any], server_offset: int) -> list[ReasoningBlock]:
+        """One block per summary part (one empty block when the summary is empty), all with the item's id and
+        how many server-side items came before it, the first with its encrypted content."""
         parts = item.get("summary") or [{}]
         return [
             ReasoningBlock(
@@ -368,6 +376,7 @@ class OpenAIResponsesChat(ChatLLM):
                 data=item.get("encrypted_content") if i == 0 else None,
                 provider=self.provider,
                 id=item.get("id"),
+                server_offset=server_offset,
             )
             for i, part in enumerate(parts)
         ]
