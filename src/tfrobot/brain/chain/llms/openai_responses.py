@@ -13,7 +13,9 @@ results as a user message that says whose they are (as in `openai.py`). Reasonin
 `ReasoningBlock(provider="openai-responses")` per summary part, all with the item's `id` and the first with
 its `encrypted_content` as `data`; consecutive blocks of one id go back as that one item. Output items that
 OpenAI ran itself (web search, file search, code interpreter, MCP …) are `ServerToolBlock`s, replayed as they
-came. A refusal is a `refusal` content part: an `AssistantRefusalMessage`, sent back as the assistant's text.
+came, with the reasoning items between them where they came (`server_offset` on the blocks: the API wants
+each reasoning item followed by the item it led to). A refusal is a `refusal` content part: an
+`AssistantRefusalMessage`, sent back as the assistant's text.
 """
 
 from __future__ import annotations
