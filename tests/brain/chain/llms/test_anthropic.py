@@ -140,7 +140,7 @@ def test_payload_validates_against_the_sdk_types_and_follows_the_turn_rules(medi
         TypeAdapter(ToolParam).validate_python(tool, strict=True)
     assert x_keywords(payload["tools"][0]["input_schema"]) == []
 
-    assert payload["system"] == "You are TFRobot."
+    assert payload["system"] == [{"type": "text", "text": "You are TFRobot.", "cache_control": {"type": "ephemeral"}}]
     roles = [m["role"] for m in payload["messages"]]
     assert all(a != b for a, b in itertools.pairwise(roles)), roles
     ids_ok = all(

@@ -166,6 +166,9 @@ def test_public_surface_is_pinned() -> None:
     assert llms.__all__ == sorted(llms.__all__, key=lambda n: (not n[0].isupper(), n))
     assert set(llms.__all__) == {
         *("AnthropicChat", "ChatLLM", "DoubaoChat", "GeminiChat", "OpenAIChat", "ScriptedChat", "ZhipuChat"),
+        "OpenAIResponsesChat",
+        *("OutputSchema", "StructuredOutputError", "StructuredReply", "parse_structured", "structured_options"),
+        *("generate_structured", "agenerate_structured", "PromptCache"),
         *("AuthenticationError", "ContextTooLongError", "InvalidConversationError", "InvalidRequestError"),
         *("LLMError", "ModalityDegradedWarning", "ProviderError", "ProviderNotInstalledError"),
         *("ProviderUnavailableError", "RateLimitError", "UnsupportedContentError"),

@@ -103,6 +103,7 @@ IMPLIED: dict[str, Implied] = {
     "anthropic/refusal_stream": Implied(
         "claude-opus-4-7", "", "refusal", (20, 0, 0, 0, 0), refusal="This request was refused due to policy."
     ),
+    "anthropic/structured_output": Implied("claude-sonnet-4-5", '{"amount":12.34}', "stop", (222, 10, 0, 0, 0)),
     "anthropic/text_editor_code_execution": Implied(
         "claude-sonnet-4-6", "Sure! I'll do both steps simultaneously", "stop", (10490, 469, 0, 0, 0),
         server=(STU, STU, TER, TER, STU, TER, STU, TER, CON),
@@ -171,6 +172,7 @@ IMPLIED: dict[str, Implied] = {
     "gemini/cached_usage": Implied(
         "gemini-2.5-flash", "This video demonstrates", "stop", (17713, 68 + 821, 17379, 0, 821),
     ),
+    "gemini/structured_output": Implied("gemini-2.0-flash", '{\n  "city": "Mexico City"', "stop", (8, 20, 0, 0, 0)),
     "gemini/thought_signature": Implied(
         "gemini-2.5-pro", "", "tool_calls", (49, 12 + 136, 0, 0, 136), calls=("get_user_country",), blocks=1,
     ),
@@ -198,6 +200,41 @@ IMPLIED: dict[str, Implied] = {
     ),
     "zhipu/preserved_thinking": Implied(
         "glm-4.7", "17 * 19 is 323.", "stop", (17, 172, 0, 0, 49), reasoning="\nThe user is asking for the product"
+    ),
+    "openai/prompt_cache": Implied("gpt-5.6-sol", "OK", "stop", (4020, 4, 0, 4012, 0)),
+    "openai/structured_output": Implied("gpt-4o", "", "tool_calls", (71, 12, 0, 0, 0), calls=("get_user_country",)),
+    "openai-responses/document": Implied(
+        "gpt-4o", 'The document contains the text "Dummy PDF file."', "stop", (51, 11, 0, 0, 0)
+    ),
+    "openai-responses/image_url": Implied(
+        "gpt-4o", "Hello! I see you've shared an image of a potato.", "stop", (663, 20, 0, 0, 0)
+    ),
+    "openai-responses/native_output": Implied(
+        "gpt-4o", "", "tool_calls", (66, 12, 0, 0, 0), calls=("get_user_country",),
+    ),
+    "openai-responses/prompt_cache": Implied("gpt-5.6-sol", "OK", "stop", (4020, 5, 0, 4012, 0)),
+    "openai-responses/reasoning_summary_stream": Implied(
+        "o3-mini", "I'm not a road safety professional", "stop", (13, 1680, 0, 0, 1408), blocks=4,
+        reasoning="**Providing street crossing instructions**",
+    ),
+    "openai-responses/reasoning_tool_loop": Implied(
+        "gpt-5", "", "tool_calls", (124, 1926, 0, 0, 1792), calls=("update_plan",), blocks=5,
+        reasoning="**Creating a structured poem**",
+    ),
+    "openai-responses/reasoning_tool_stream": Implied(
+        "gpt-5", "", "tool_calls", (53, 469, 0, 0, 448), calls=("final_result",), blocks=1,
+    ),
+    "openai-responses/web_search": Implied(
+        "gpt-5", "Today (Tuesday, September 16, 2025) in San Francisco", "stop", (9299, 577, 8448, 0, 512),
+        server=("web_search_call",), blocks=2,
+    ),
+    "openai-responses/web_search_stream": Implied(
+        "gpt-5", "San Francisco weather today (Tuesday, September 16, 2025)", "stop", (9463, 582, 8320, 0, 512),
+        server=("web_search_call",), blocks=2,
+    ),
+    "openai-responses/tool_loop": Implied("gpt-4o", "", "tool_calls", (40, 18, 0, 0, 0), calls=("get_capital",)),
+    "openai-responses/tool_loop_stream": Implied(
+        "gpt-4o", "", "tool_calls", (255, 16, 0, 0, 0), calls=("get_capital",),
     ),
     "zhipu/thinking": Implied(
         "glm-4.7", "2 + 2 is 4.", "stop", (13, 247, 0, 0, 237), reasoning="\n1.  **Identify the user's question:**"
@@ -431,6 +468,8 @@ def _accumulated(name: str, chat: Any) -> Any:
         from google.genai import types
 
         return types.GenerateContentResponse.model_validate({**last, "candidates": [candidate]})
+    if provider == "openai-responses":  # the stream's last event holds the whole response, as OpenAI sent it
+        return next(e["response"] for e in _events(interactions[0]["sse"]) if e["type"] == "response.completed")
     from openai.lib.streaming.chat import ChatCompletionStreamState
     from openai.types.chat import ChatCompletionChunk
 

@@ -26,6 +26,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, assert_never
 
+from pydantic import Field
+
 from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
     SYSTEM_LABEL,
@@ -37,7 +39,9 @@ from tfrobot.brain.chain.llms.chat_llm import (
     move_to_extra_body,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames, portable_id
+from tfrobot.brain.chain.llms.prompt_cache import PromptCache, place_breakpoints
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
@@ -105,6 +109,11 @@ class AnthropicChat(ChatLLM):
     tool_name_rule: ClassVar[tuple[str, int] | None] = (ID_PATTERN, 128)
 
     model: str = "claude-sonnet-4-6"
+    prompt_cache: PromptCache = Field(
+        default_factory=PromptCache,
+        description="Where `cache_control` breakpoints go (tools, system, the last turn; prompt_cache.py); "
+        "`{enabled: false}` places none.",
+    )
 
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
@@ -291,7 +300,11 @@ class AnthropicChat(ChatLLM):
                 for t in tools
             ]
         request.update(params)
-        return move_to_extra_body(request, NATIVE_PARAMS)
+        return move_to_extra_body(place_breakpoints(request, self.prompt_cache), NATIVE_PARAMS)
+
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        """Anthropic's native structured output (`output_config.format`), which wants every object closed."""
+        return {"output_config": {"format": {"type": "json_schema", "schema": output.closed}}}
 
     # ----------------------------------------------------------------------------------- calls
     def _send(self, params: dict[str, Any]) -> Any:

@@ -42,6 +42,7 @@ from tfrobot.brain.chain.llms.errors import (
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
 from tfrobot.brain.chain.llms.normalize import normalize_request
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import named_back, portable_id, restore_tool_names
 from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta
 from tfrobot.brain.chain.llms.tools import SchemaCleaner
@@ -315,6 +316,13 @@ class ChatLLM(BaseModel):
     def clean_tool_schema(self, tool: ToolDefinition) -> dict[str, Any]:
         """`tool.parameters` without `x-*` keys and whatever else this provider rejects."""
         return self.schema_cleaner.clean(tool.parameters)
+
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        """Provider hook: the call options that make the reply JSON following `output` (`structured.py`)."""
+        raise LLMError(
+            f"provider {self.provider!r} cannot constrain its replies to a JSON schema ({output.name}). Fix: use "
+            "openai, openai-responses, anthropic or gemini for structured output"
+        )
 
     def api_tool_name(self, name: str) -> str:
         """`name` as this API accepts it: itself when it obeys `tool_name_rule`, else a deterministic stand-in

@@ -32,6 +32,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
 )
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
 from tfrobot.brain.chain.llms.profiles import model_profile
 from tfrobot.brain.chain.llms.stream import (
@@ -221,6 +222,11 @@ class GeminiChat(ChatLLM):
         if config:
             request["config"] = config
         return request
+
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        """JSON Schema as it is (`response_json_schema`: `$defs`, `anyOf` …), not the OpenAPI subset of
+        `response_schema`, which would refuse many Pydantic models."""
+        return {"response_mime_type": "application/json", "response_json_schema": output.schema}
 
     # ----------------------------------------------------------------------------------- calls
     def _make_client(self, sdk: Any, is_async: bool) -> Any:

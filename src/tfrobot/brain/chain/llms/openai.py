@@ -33,6 +33,7 @@ from tfrobot.brain.chain.llms.chat_llm import (
     provider_of,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
 from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile, preserves_thinking
 from tfrobot.brain.chain.llms.stream import (
@@ -263,6 +264,13 @@ class OpenAIChat(ChatLLM):
         request.update(params)
         return request
 
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        strict = output.strict
+        schema = {"name": output.name, "schema": output.closed if strict else output.schema, "strict": strict}
+        if output.description:
+            schema["description"] = output.description
+        return {"response_format": {"type": "json_schema", "json_schema": schema}}
+
     # ----------------------------------------------------------------------------------- calls
     def _send(self, params: dict[str, Any]) -> Any:
         return self.client().chat.completions.create(**params)
@@ -361,6 +369,7 @@ class OpenAIChat(ChatLLM):
             input_tokens=raw.get("prompt_tokens", 0),
             output_tokens=raw.get("completion_tokens", 0),
             cache_read_tokens=prompt_details.get("cached_tokens", 0),
+            cache_write_tokens=prompt_details.get("cache_write_tokens", 0),
             reasoning_tokens=completion_details.get("reasoning_tokens", 0),
             raw=raw,
         )

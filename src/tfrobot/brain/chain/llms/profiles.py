@@ -41,6 +41,10 @@ class ModelProfile:
     dummy_thought_signature: bool = False
     """Whether a function call in the history that carries no thought signature of Gemini's (another
     provider's call, or one stored without it) must get Google's documented dummy signature."""
+    encrypted_reasoning: bool = False
+    """Whether the model reasons in OpenAI Responses reasoning items: a stateless request (`store: false`) asks
+    for their `encrypted_content` to replay them (`include`), which OpenAI refuses for a model that does not
+    reason ("Encrypted content is not supported with this model")."""
 
 
 _PROFILES: tuple[tuple[re.Pattern[str], ModelProfile], ...] = (
@@ -62,6 +66,11 @@ _PROFILES: tuple[tuple[re.Pattern[str], ModelProfile], ...] = (
         ModelProfile("glm", reasoning_replay="tool_loop", preserved_reasoning_replay="always"),
     ),
     (re.compile(r"doubao", re.IGNORECASE), ModelProfile("doubao", reasoning_replay="tool_loop")),
+    # OpenAI's reasoning models (https://platform.openai.com/docs/guides/reasoning): o-series, gpt-5, codex.
+    (
+        re.compile(r"^(o\d|gpt-5|codex)", re.IGNORECASE),
+        ModelProfile("openai", refusal_field=True, encrypted_reasoning=True),
+    ),
     (re.compile(r"^(gpt-|o\d|chatgpt-)", re.IGNORECASE), ModelProfile("openai", refusal_field=True)),
     # Gemini 3 validates thought signatures on the function calls of the history (400 "Function call is missing
     # a thought_signature" otherwise); for calls it did not write, "you can set ... dummy signatures" of

@@ -60,6 +60,10 @@ class ReasoningBlockDelta(_Delta):
     signature: str | None = None
     data: str | None = None
     provider: str
+    item_id: str | None = None
+    """The provider's id of the item the block belongs to, kept as the block's `id` (OpenAI Responses: a
+    reasoning item's summary parts are blocks of one id, replayed as that one item); such a block also keeps
+    how many server-side blocks came before it (`server_offset`), to be replayed between them in order."""
 
 
 class ToolCallDelta(_Delta):
@@ -145,14 +149,22 @@ class MessageAssembler:
             case ReasoningDelta():
                 self._reasoning.append(delta.text)
             case ReasoningBlockDelta():
-                block = self._blocks.setdefault(
-                    delta.index, {"type": delta.block_type, "text": "", "provider": delta.provider}
-                )
+                block = self._blocks.get(delta.index)
+                if block is None:
+                    block = self._blocks[delta.index] = {
+                        "type": delta.block_type,
+                        "text": "",
+                        "provider": delta.provider,
+                    }
+                    if delta.item_id is not None:  # an item among others: where it came among the server blocks
+                        block["server_offset"] = len(self._server)
                 block["text"] = f"{block['text']}{delta.text}"
                 if delta.signature is not None:
                     block["signature"] = delta.signature
                 if delta.data is not None:
                     block["data"] = delta.data
+                if delta.item_id is not None:
+                    block["id"] = delta.item_id
             case ToolCallDelta():
                 call = self._calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
                 call["id"] = delta.id or call["id"]
