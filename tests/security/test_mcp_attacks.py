@@ -1,0 +1,162 @@
+"""An attacker's review of the MCP endpoint and the robot-file tools (THREATS.md), against a real `tfrobot serve`.
+
+The served robot `shop` names its tools the way the README shows a robot file doing it: Python tools (one
+of them a `confirm` tool), an MCP server over stdio with settings on its command line and in its
+environment, and an optional MCP server over HTTP whose URL carries credentials. Every attack runs on
+SQLite and on PostgreSQL, through real HTTP and the official `mcp` SDK client. Each test is named for
+the promise it checks and fails while that promise is broken.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.e2e.conftest import ROOT
+from tests.reliability.servers import Server, fresh_database, serve
+
+ARGS_CANARY = "sk-args-canary-0123456789abcdef"
+ENV_CANARY = "sk_live_env_canary_0123456789abcdef"
+URL_PASSWORD_CANARY = "pw-url-canary-0123456789"
+URL_KEY_CANARY = "qk-url-canary-0123456789"
+CANARIES = (ARGS_CANARY, ENV_CANARY, URL_PASSWORD_CANARY, URL_KEY_CANARY)
+
+SHOP = f"""\
+name: shop
+description: Orders and files, through Python and MCP tools
+llm:
+  provider: scripted
+  params:
+    rules:
+      - {{user: refund, tool_calls: [{{name: refund_order, arguments: {{order_id: B-2}}}}]}}
+      - {{after: "tool:*", reply: "Done: {{results}}"}}
+tools:
+  - tests.tfrobotserver.robot.tools.shop:*
+  - mcp: files
+    command: {json.dumps(sys.executable)}
+    args: [-m, tests.drive.mcp.example_server, stdio, --api-key, {ARGS_CANARY}]
+    env: {{PYTHONPATH: {json.dumps(str(ROOT))}, STRIPE_KEY: {ENV_CANARY}}}
+    prefix: files_
+  - mcp: remote
+    url: "http://admin:{URL_PASSWORD_CANARY}@127.0.0.1:9/mcp?api_key={URL_KEY_CANARY}"
+    optional: true
+    prefix: remote_
+"""
+
+
+@dataclass
+class Shop:
+    """A running server with the shop robot, and where its output (its log) goes."""
+
+    server: Server
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    def headers(self, token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["sqlite", "postgresql"])
+async def shop(request: pytest.FixtureRequest) -> AsyncIterator[Shop]:
+    """`tfrobot serve` with the shop robot (and the demo robot), a read and a write token, on each store."""
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder, "serve.log")
+        env = {"PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+        if request.param == "postgresql":
+            request.getfixturevalue("pg_url")  # skips with the PostgreSQL tests when asked to
+            async with fresh_database() as url, serve(url, robots={"shop.yaml": SHOP}, env=env, log=log) as [one]:
+                yield Shop(one, log)
+        else:
+            async with serve(None, robots={"shop.yaml": SHOP}, env=env, log=log) as [one]:
+                yield Shop(one, log)
+
+
+@asynccontextmanager
+async def mcp_session(shop: Shop, token: str, robot: str = "shop") -> AsyncIterator[ClientSession]:
+    """An initialized session of the official MCP client with the robot's endpoint."""
+    async with (
+        httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
+        streamable_http_client(f"{shop.url}/api/robots/{robot}/mcp", http_client=http) as (read, write, _),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_secrets_never_leave_in_log_lines_of_tool_sources(shop: Shop) -> None:
+    """Attack: read the server's log after start-up; the MCP sources' URL password, URL key and command-line key
+    are printed in clear (`MCP server 'remote' (http://admin:<password>@…?api_key=<key>): ConnectError`)."""
+    async with httpx.AsyncClient(base_url=shop.url, headers=shop.headers(shop.server.read)) as client:
+        assert (await client.get("/api/robots")).status_code == 200
+    text = shop.log.read_text(errors="replace")
+    leaked = [canary for canary in CANARIES if canary in text]
+    lines = [line for line in text.splitlines() if any(canary in line for canary in CANARIES)]
+    print(f"log lines: {len(text.splitlines())}, lines with a credential: {len(lines)}, canaries leaked: {leaked}")
+    assert leaked == [], "\n".join(lines[:5])
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_secrets_never_leave_to_a_read_token_from_tool_settings(shop: Shop) -> None:
+    """Attack: a read token lists the robot's components; the tools entries show an inline `env` key
+    (`STRIPE_KEY: sk_live_…`) and a key on the MCP command line (`--api-key sk-…`) as written."""
+    async with httpx.AsyncClient(base_url=shop.url, headers=shop.headers(shop.server.read)) as client:
+        components = (await client.get("/api/robots/shop/components")).text
+        actions = "/api/robots/shop/components/tools/actions"
+        tools = (await client.post(f"{actions}/aget_tools", json={})).text
+        sources = (await client.post(f"{actions}/aget_tool_sources", json={})).text
+    shown = {"components": components, "aget_tools": tools, "aget_tool_sources": sources}
+    leaked = {where: [c for c in CANARIES if c in text] for where, text in shown.items()}
+    print(f"read-token views tried: {len(shown)}, leaks: {leaked}")
+    assert all(found == [] for found in leaked.values()), leaked
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_model_is_not_trusted_confirm_tools_wait_for_a_person_over_mcp(shop: Shop) -> None:
+    """Attack: an MCP client's model calls the `tools__acall_tool` tool (annotated not destructive) with the
+    robot's `confirm` tool `refund_order`; the refund runs at once, nobody is asked."""
+    async with mcp_session(shop, shop.server.write) as session:
+        listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+        hint = listed["tools__acall_tool"].annotations
+        chat = await session.call_tool("chat", {"message": "refund please"})
+        called = await session.call_tool(
+            "tools__acall_tool", {"tool_name": "refund_order", "arguments": {"order_id": "B-2"}}
+        )
+    chat_text = chat.content[0].text if chat.content and chat.content[0].type == "text" else ""
+    text = called.content[0].text if called.content and called.content[0].type == "text" else ""
+    destructive = hint.destructiveHint if hint else None
+    refused = "needs the user" in chat_text
+    print(f"chat refused the confirm tool: {refused}; acall_tool destructiveHint={destructive}; result: {text[:160]}")
+    assert "needs the user's confirmation" in chat_text  # the chat tool holds
+    assert "refunded B-2" not in text, "a confirm tool ran over MCP without anyone confirming it"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_no_ambient_authority_the_mcp_endpoint_names_no_robot_without_a_token(shop: Shop) -> None:
+    """Attack: POST to `/api/robots/<guess>/mcp` without a token; the 404 lists every robot the server hosts,
+    where every other route answers 401 first."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(base_url=shop.url, headers=headers) as client:
+        answers = {
+            path: await client.post(path, json=body)
+            for path in ("/api/robots/guess/mcp", "/api/robots/guess/components/x/actions/y", "/api/robots/shop/mcp")
+        }
+    seen = {path: (r.status_code, r.text[:120]) for path, r in answers.items()}
+    print(f"unauthenticated requests: {len(seen)}: {seen}")
+    assert all(r.status_code == 401 for r in answers.values()), seen
+    assert not any("shop" in r.text or "demo" in r.text for r in answers.values()), seen
