@@ -10,21 +10,26 @@ the promise it checks and fails while that promise is broken.
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import subprocess
 import sys
-import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
-import pytest_asyncio
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from sqlalchemy import make_url
 
-from tests.e2e.conftest import ROOT
-from tests.reliability.servers import Server, fresh_database, serve
+from tests.conftest import pg_execute, run_sync
+from tests.e2e.conftest import ROOT, _free_port
+from tests.reliability.servers import ADMIN
 
 ARGS_CANARY = "sk-args-canary-0123456789abcdef"
 ENV_CANARY = "sk_live_env_canary_0123456789abcdef"
@@ -57,32 +62,75 @@ tools:
 
 @dataclass
 class Shop:
-    """A running server with the shop robot, and where its output (its log) goes."""
+    """A running server with the shop robot, its tokens, and where its output (its log) goes."""
 
-    server: Server
+    url: str
+    read: str
+    write: str
     log: Path
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.port}"
 
     def headers(self, token: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["sqlite", "postgresql"])
-async def shop(request: pytest.FixtureRequest) -> AsyncIterator[Shop]:
-    """`tfrobot serve` with the shop robot (and the demo robot), a read and a write token, on each store."""
-    with tempfile.TemporaryDirectory() as folder:
-        log = Path(folder, "serve.log")
-        env = {"PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
-        if request.param == "postgresql":
-            request.getfixturevalue("pg_url")  # skips with the PostgreSQL tests when asked to
-            async with fresh_database() as url, serve(url, robots={"shop.yaml": SHOP}, env=env, log=log) as [one]:
-                yield Shop(one, log)
-        else:
-            async with serve(None, robots={"shop.yaml": SHOP}, env=env, log=log) as [one]:
-                yield Shop(one, log)
+@contextmanager
+def _serve_shop(folder: Path, database_url: str | None) -> Iterator[Shop]:
+    """`tfrobot serve` with the shop and demo robots and a read and a write token, until it answers (90 s:
+    a start-up with an MCP server beside other test servers on two cores takes 20-40 s)."""
+    read, write = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    store = f"database_url = {json.dumps(database_url)}" if database_url else f"data_dir = {json.dumps(str(folder))}"
+    (folder / "server.toml").write_text(
+        f'{store}\nrobots = ["tfrobotserver.robot.demo:build_demo_robot"]\n'
+        f'[[tokens]]\nname = "reader"\nscopes = ["read"]\nsecret = "{read}"\n'
+        f'[[tokens]]\nname = "writer"\nscopes = ["read", "write"]\nsecret = "{write}"\n'
+    )
+    (folder / "shop.yaml").write_text(SHOP)
+    port, log = _free_port(), folder / "serve.log"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [str(Path(sys.executable).with_name("tfrobot")), "serve", "--config", str(folder), "--port", str(port)]
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    shop = Shop(f"http://127.0.0.1:{port}", read, write, log)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"tfrobot serve exited with {process.returncode}:\n{log.read_text()}")
+            try:
+                if httpx.get(f"{shop.url}/api/robots", headers=shop.headers(read), timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"tfrobot serve did not answer in 90 s:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield shop
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def shop(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
+    """The shop server on SQLite, then on a new PostgreSQL database."""
+    folder = tmp_path_factory.mktemp(f"shop-{request.param}")
+    if request.param == "sqlite":
+        with _serve_shop(folder, None) as served:
+            yield served
+        return
+    request.getfixturevalue("pg_url")  # skips with the PostgreSQL tests when asked to
+    name = f"tfrobot_attack_{uuid.uuid4().hex[:10]}"
+    run_sync(pg_execute(ADMIN, f'CREATE DATABASE "{name}"'))
+    try:
+        url = make_url(ADMIN).set(drivername="postgresql+asyncpg", database=name).render_as_string(hide_password=False)
+        with _serve_shop(folder, url) as served:
+            yield served
+    finally:
+        run_sync(pg_execute(ADMIN, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @asynccontextmanager
@@ -97,11 +145,10 @@ async def mcp_session(shop: Shop, token: str, robot: str = "shop") -> AsyncItera
         yield session
 
 
-@pytest.mark.asyncio(loop_scope="module")
 async def test_secrets_never_leave_in_log_lines_of_tool_sources(shop: Shop) -> None:
     """Attack: read the server's log after start-up; the MCP sources' URL password, URL key and command-line key
     are printed in clear (`MCP server 'remote' (http://admin:<password>@…?api_key=<key>): ConnectError`)."""
-    async with httpx.AsyncClient(base_url=shop.url, headers=shop.headers(shop.server.read)) as client:
+    async with httpx.AsyncClient(base_url=shop.url, headers=shop.headers(shop.read)) as client:
         assert (await client.get("/api/robots")).status_code == 200
     text = shop.log.read_text(errors="replace")
     leaked = [canary for canary in CANARIES if canary in text]
@@ -110,11 +157,10 @@ async def test_secrets_never_leave_in_log_lines_of_tool_sources(shop: Shop) -> N
     assert leaked == [], "\n".join(lines[:5])
 
 
-@pytest.mark.asyncio(loop_scope="module")
 async def test_secrets_never_leave_to_a_read_token_from_tool_settings(shop: Shop) -> None:
     """Attack: a read token lists the robot's components; the tools entries show an inline `env` key
     (`STRIPE_KEY: sk_live_…`) and a key on the MCP command line (`--api-key sk-…`) as written."""
-    async with httpx.AsyncClient(base_url=shop.url, headers=shop.headers(shop.server.read)) as client:
+    async with httpx.AsyncClient(base_url=shop.url, headers=shop.headers(shop.read)) as client:
         components = (await client.get("/api/robots/shop/components")).text
         actions = "/api/robots/shop/components/tools/actions"
         tools = (await client.post(f"{actions}/aget_tools", json={})).text
@@ -125,11 +171,10 @@ async def test_secrets_never_leave_to_a_read_token_from_tool_settings(shop: Shop
     assert all(found == [] for found in leaked.values()), leaked
 
 
-@pytest.mark.asyncio(loop_scope="module")
 async def test_the_model_is_not_trusted_confirm_tools_wait_for_a_person_over_mcp(shop: Shop) -> None:
     """Attack: an MCP client's model calls the `tools__acall_tool` tool (annotated not destructive) with the
     robot's `confirm` tool `refund_order`; the refund runs at once, nobody is asked."""
-    async with mcp_session(shop, shop.server.write) as session:
+    async with mcp_session(shop, shop.write) as session:
         listed = {tool.name: tool for tool in (await session.list_tools()).tools}
         hint = listed["tools__acall_tool"].annotations
         chat = await session.call_tool("chat", {"message": "refund please"})
@@ -145,7 +190,6 @@ async def test_the_model_is_not_trusted_confirm_tools_wait_for_a_person_over_mcp
     assert "refunded B-2" not in text, "a confirm tool ran over MCP without anyone confirming it"
 
 
-@pytest.mark.asyncio(loop_scope="module")
 async def test_no_ambient_authority_the_mcp_endpoint_names_no_robot_without_a_token(shop: Shop) -> None:
     """Attack: POST to `/api/robots/<guess>/mcp` without a token; the 404 lists every robot the server hosts,
     where every other route answers 401 first."""
@@ -160,3 +204,29 @@ async def test_no_ambient_authority_the_mcp_endpoint_names_no_robot_without_a_to
     print(f"unauthenticated requests: {len(seen)}: {seen}")
     assert all(r.status_code == 401 for r in answers.values()), seen
     assert not any("shop" in r.text or "demo" in r.text for r in answers.values()), seen
+
+
+BAD_CHAT_ARGUMENTS = {
+    "NUL in the message": '{"message": "hi\\u0000there"}',
+    "NUL in the conversation id": '{"message": "hi", "conversation_id": "a\\u0000b"}',
+    "a 300-character conversation id": json.dumps({"message": "hi", "conversation_id": "c" * 300}),
+    "a lone surrogate in the message": '{"message": "hi\\ud800"}',
+}
+
+
+async def test_bad_input_is_a_4xx_for_the_mcp_chat_tool(shop: Shop) -> None:
+    """Attack: call the MCP `chat` tool with what `POST …/chat` refuses as a 422 (NUL, a conversation id over 255
+    characters, a lone surrogate); the tool answers `internal_error` (an error id: a 500) or the endpoint a 500."""
+    headers = {**shop.headers(shop.write), "Accept": "application/json, text/event-stream"}
+    seen: dict[str, tuple[int, str]] = {}
+    async with httpx.AsyncClient(base_url=shop.url, headers=headers, timeout=30) as client:
+        for what, arguments in BAD_CHAT_ARGUMENTS.items():
+            params = f'{{"name": "chat", "arguments": {arguments}}}'
+            call = f'{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {params}}}'
+            answer = await client.post("/api/robots/shop/mcp", content=call.encode())
+            result = answer.json().get("result") or {}
+            text = result.get("content", [{}])[0].get("text", "") if result.get("isError") else ""
+            kind = json.loads(text).get("error", "") if text.startswith("{") else answer.text[:100]
+            seen[what] = (answer.status_code, kind)
+    print(f"bad chat arguments tried: {len(seen)}: {seen}")
+    assert all(status == 200 and kind == "invalid_params" for status, kind in seen.values()), seen
