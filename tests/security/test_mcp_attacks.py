@@ -230,3 +230,45 @@ async def test_bad_input_is_a_4xx_for_the_mcp_chat_tool(shop: Shop) -> None:
             seen[what] = (answer.status_code, kind)
     print(f"bad chat arguments tried: {len(seen)}: {seen}")
     assert all(status == 200 and kind == "invalid_params" for status, kind in seen.values()), seen
+
+
+def test_bad_input_is_a_4xx_for_mcp_action_tools(shop: Shop) -> None:
+    """Attack: call an action tool over MCP with a lone surrogate in its arguments (`POST …/actions/…` answers 422
+    naming the field); the endpoint answers a JSON-RPC error with code 0 and Python's UnicodeEncodeError text."""
+    headers = {**shop.headers(shop.write), "Accept": "application/json, text/event-stream"}
+    params = '{"name": "tools__acall_tool", "arguments": {"tool_name": "lookup_order\\ud800"}}'
+    call = f'{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {params}}}'
+    answer = httpx.post(f"{shop.url}/api/robots/shop/mcp", content=call.encode(), headers=headers, timeout=30)
+    body = answer.json()
+    result = body.get("result") or {}
+    text = result.get("content", [{}])[0].get("text", "{}") if result.get("isError") else "{}"
+    print(f"lone surrogate in an action tool's arguments: HTTP {answer.status_code}, {answer.text[:200]}")
+    assert answer.status_code == 200, body
+    assert "error" not in body, body
+    assert json.loads(text).get("error") == "invalid_params", body
+
+
+def test_bad_input_is_a_4xx_the_mcp_endpoint_answers_413_with_the_apis_error_body(shop: Shop) -> None:
+    """Attack: POST a 5 MB JSON-RPC body (under `max_body_bytes`, 16 MiB) and a chunked 20 MB one to the MCP
+    endpoint; both get the SDK's plain-text `Request body too large`, naming neither the limit nor the setting."""
+    headers = {**shop.headers(shop.write), "Accept": "application/json, text/event-stream"}
+
+    def call(size: int) -> bytes:
+        arguments = {"tool_name": "lookup_order", "arguments": {"order_id": "a" * size}}
+        params = {"name": "tools__acall_tool", "arguments": arguments}
+        return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).encode()
+
+    def chunked(body: bytes) -> Iterator[bytes]:
+        for start in range(0, len(body), 2**20):
+            yield body[start : start + 2**20]
+
+    url = f"{shop.url}/api/robots/shop/mcp"
+    answers = {
+        "5 MB, Content-Length": httpx.post(url, content=call(5_000_000), headers=headers, timeout=60),
+        "20 MB, chunked": httpx.post(url, content=chunked(call(20_000_000)), headers=headers, timeout=60),
+    }
+    seen = {what: (r.status_code, r.text[:80]) for what, r in answers.items()}
+    print(f"large MCP bodies tried: {len(seen)}: {seen}")
+    for response in answers.values():
+        assert response.headers.get("content-type", "").startswith("application/json"), seen
+        assert response.json().get("error") == "payload_too_large", seen
