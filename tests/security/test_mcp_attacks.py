@@ -57,6 +57,7 @@ tools:
     url: "http://admin:{URL_PASSWORD_CANARY}@127.0.0.1:9/mcp?api_key={URL_KEY_CANARY}"
     optional: true
     prefix: remote_
+confirm_timeout: 2
 """
 
 
@@ -272,3 +273,25 @@ def test_bad_input_is_a_4xx_the_mcp_endpoint_answers_413_with_the_apis_error_bod
     for response in answers.values():
         assert response.headers.get("content-type", "").startswith("application/json"), seen
         assert response.json().get("error") == "payload_too_large", seen
+
+
+def test_nothing_acknowledged_is_lost_an_answer_after_the_turn_ended_is_refused(shop: Shop) -> None:
+    """Attack: let a streaming turn's confirmation time out (the call is refused and the turn ends), then approve
+    it: the server answers 204 and records the approval of a call that never ran, instead of the route's 404."""
+    headers = {**shop.headers(shop.write), "Accept": "text/event-stream"}
+    confirm_id, done, event = "", "", ""
+    body = json.dumps({"message": "refund please"})
+    with httpx.stream("POST", f"{shop.url}/api/robots/shop/chat", content=body, headers=headers, timeout=60) as stream:
+        for line in stream.iter_lines():
+            if line.startswith("event: "):
+                event = line.removeprefix("event: ")
+            elif line.startswith("data: ") and event == "confirm":
+                confirm_id = json.loads(line.removeprefix("data: "))["id"]
+            elif line.startswith("data: ") and event == "done":
+                done = json.loads(line.removeprefix("data: "))["message"]["content"]
+                break
+    url = f"{shop.url}/api/robots/shop/chat/confirmations/{confirm_id}"
+    late = httpx.post(url, json={"approve": True}, headers=shop.headers(shop.write), timeout=30)
+    print(f"turn ended with: {done[:90]!r}; a late approval got {late.status_code}")
+    assert "did not confirm it within" in done
+    assert late.status_code == 404, late.text
