@@ -295,3 +295,16 @@ def test_nothing_acknowledged_is_lost_an_answer_after_the_turn_ended_is_refused(
     print(f"turn ended with: {done[:90]!r}; a late approval got {late.status_code}")
     assert "did not confirm it within" in done
     assert late.status_code == 404, late.text
+
+
+def test_bad_input_is_a_4xx_for_confirmation_ids(shop: Shop) -> None:
+    """Attack: answer a confirmation whose id holds NUL, a lone surrogate's bytes, 0xFF or 70 characters; on
+    PostgreSQL the NUL id is a 500 (the store refuses the text), where every other odd id is a 404."""
+    ids = {"NUL": "a%00b", "surrogate bytes": "%ED%A0%80", "0xFF": "%FF", "70 characters": "x" * 70}
+    base = f"{shop.url}/api/robots/shop/chat/confirmations"
+    seen = {
+        what: httpx.post(f"{base}/{key}", json={"approve": True}, headers=shop.headers(shop.write)).status_code
+        for what, key in ids.items()
+    }
+    print(f"odd confirmation ids tried: {len(seen)}: {seen}")
+    assert all(400 <= status < 500 for status in seen.values()), seen
