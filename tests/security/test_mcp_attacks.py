@@ -9,11 +9,13 @@ the promise it checks and fails while that promise is broken.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import secrets
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -75,7 +77,9 @@ class Shop:
 
 
 @contextmanager
-def _serve_shop(folder: Path, database_url: str | None) -> Iterator[Shop]:
+def _serve_shop(
+    folder: Path, database_url: str | None, robot: str = SHOP, env: dict[str, str] | None = None
+) -> Iterator[Shop]:
     """`tfrobot serve` with the shop and demo robots and a read and a write token, until it answers (90 s:
     a start-up with an MCP server beside other test servers on two cores takes 20-40 s)."""
     read, write = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
@@ -85,9 +89,9 @@ def _serve_shop(folder: Path, database_url: str | None) -> Iterator[Shop]:
         f'[[tokens]]\nname = "reader"\nscopes = ["read"]\nsecret = "{read}"\n'
         f'[[tokens]]\nname = "writer"\nscopes = ["read", "write"]\nsecret = "{write}"\n'
     )
-    (folder / "shop.yaml").write_text(SHOP)
+    (folder / "shop.yaml").write_text(robot)
     port, log = _free_port(), folder / "serve.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
     command = [str(Path(sys.executable).with_name("tfrobot")), "serve", "--config", str(folder), "--port", str(port)]
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -308,3 +312,76 @@ def test_bad_input_is_a_4xx_for_confirmation_ids(shop: Shop) -> None:
     }
     print(f"odd confirmation ids tried: {len(seen)}: {seen}")
     assert all(400 <= status < 500 for status in seen.values()), seen
+
+
+PROVIDER_KEY_CANARY = "sk-provider-canary-0123456789abcdef"
+
+
+class _EchoingProvider(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint refusing the key and quoting it whole, as some compatible servers do."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        key = self.headers.get("authorization", "").removeprefix("Bearer ")
+        error = {"message": f"Incorrect API key provided: {key}.", "type": "invalid_request_error"}
+        body = json.dumps({"error": {**error, "code": "invalid_api_key"}}).encode()
+        self.send_response(401)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the test prints its own figures."""
+
+
+@pytest.fixture(scope="module")
+def echoing_provider() -> Iterator[str]:
+    """The base URL of an `_EchoingProvider` on loopback."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EchoingProvider)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_secrets_never_leave_in_typed_provider_errors(
+    echoing_provider: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Attack: chat with a robot whose OpenAI-compatible endpoint (robot file) refuses the key and quotes it; the
+    typed provider error hands the server's key to the caller (HTTP and MCP), the stored turn to read tokens, and
+    the log line to whoever reads the log."""
+    robot = (
+        "name: shop\nllm:\n  provider: openai\n  model: gpt-4o-mini\n"
+        f"  params: {{base_url: {json.dumps(echoing_provider)}, max_retries: 0}}\n"
+    )
+    folder = tmp_path_factory.mktemp("echoing")
+    with _serve_shop(folder, None, robot, {"OPENAI_API_KEY": PROVIDER_KEY_CANARY}) as shop:
+        chat = httpx.post(
+            f"{shop.url}/api/robots/shop/chat", json={"message": "hi"}, headers=shop.headers(shop.write), timeout=30
+        )
+        conversation = chat.json().get("conversationId")
+        mcp_call = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "chat", "arguments": {"message": "hi"}},
+        }
+        mcp_headers = {**shop.headers(shop.write), "Accept": "application/json, text/event-stream"}
+        mcp = httpx.post(f"{shop.url}/api/robots/shop/mcp", json=mcp_call, headers=mcp_headers, timeout=30)
+        stored = httpx.post(
+            f"{shop.url}/api/robots/shop/components/conversations/actions/aget_messages",
+            json={"conversation_id": conversation},
+            headers=shop.headers(shop.read),
+            timeout=30,
+        )
+        shown = {
+            "chat": chat.text,
+            "mcp chat": mcp.text,
+            "stored turn (read token)": stored.text,
+            "log": shop.log.read_text(),
+        }
+    leaked = [where for where, text in shown.items() if PROVIDER_KEY_CANARY in text]
+    print(f"chat {chat.status_code}; places tried: {len(shown)}; the server's key shown in: {leaked}")
+    assert leaked == [], chat.text[:300]
