@@ -16,7 +16,6 @@ import secrets
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -31,7 +30,7 @@ from sqlalchemy import make_url
 
 from tests.conftest import pg_execute, run_sync
 from tests.e2e.conftest import ROOT, _free_port
-from tests.reliability.servers import ADMIN
+from tests.reliability.servers import ADMIN, wait_until_up
 
 ARGS_CANARY = "sk-args-canary-0123456789abcdef"
 ENV_CANARY = "sk_live_env_canary_0123456789abcdef"
@@ -80,8 +79,8 @@ class Shop:
 def _serve_shop(
     folder: Path, database_url: str | None, robot: str = SHOP, env: dict[str, str] | None = None
 ) -> Iterator[Shop]:
-    """`tfrobot serve` with the shop and demo robots and a read and a write token, until it answers (90 s:
-    a start-up with an MCP server beside other test servers on two cores takes 20-40 s)."""
+    """`tfrobot serve` with the shop and demo robots and a read and a write token, once it answers (the shared
+    `wait_until_up`: a start-up with an MCP server beside other test servers on two cores takes 20-40 s)."""
     read, write = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     store = f"database_url = {json.dumps(database_url)}" if database_url else f"data_dir = {json.dumps(str(folder))}"
     (folder / "server.toml").write_text(
@@ -97,18 +96,7 @@ def _serve_shop(
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     shop = Shop(f"http://127.0.0.1:{port}", read, write, log)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"tfrobot serve exited with {process.returncode}:\n{log.read_text()}")
-            try:
-                if httpx.get(f"{shop.url}/api/robots", headers=shop.headers(read), timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"tfrobot serve did not answer in 90 s:\n{log.read_text()}")
-            time.sleep(0.2)
+        wait_until_up(port, process, log)
         yield shop
     finally:
         process.terminate()
