@@ -143,7 +143,8 @@ class ToolCatalog:
                 continue
             status = source.mcp.status
             optional = isinstance(source.entry, MCPTools) and source.entry.optional
-            infos.append(SourceInfo(source.name, source.kind, status.state, status.tools, status.error, optional))
+            error = redact_text(status.error) if status.error else None  # a transport error may quote the URL
+            infos.append(SourceInfo(source.name, source.kind, status.state, status.tools, error, optional))
         return infos
 
     def tools(self) -> list[BaseTool]:
