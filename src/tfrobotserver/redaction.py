@@ -148,16 +148,26 @@ def _redact_entry(key: Any, value: Any, secret: bool) -> Any:
     return redact(value, secret=secret or (isinstance(key, str) and is_secret_name(key)))
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+"""Control characters but tab and newline: a NUL, a carriage return or a terminal escape from a request's
+value must not reach the log raw (a forged line, a corrupted file, a hijacked terminal)."""
+
+
+def _escaped(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
+
+
 class RedactingFilter(logging.Filter):
-    """A logging filter that masks credentials in a record's message and its formatted exception."""
+    """A logging filter that masks credentials in a record's message and its formatted exception, and shows
+    their control characters escaped (`\\x00`)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = redact_text(record.getMessage())
+        record.msg = _escaped(redact_text(record.getMessage()))
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = redact_text(record.exc_text)
+            record.exc_text = _escaped(redact_text(record.exc_text))
         if record.stack_info:
             record.stack_info = redact_text(record.stack_info)
         return True

@@ -124,3 +124,15 @@ def test_a_process_environment_shows_every_value_masked_but_references() -> None
     assert redact({"tools": [entry]}) == {
         "tools": [{"mcp": "files", "args": ["--api-key", MASK], "env": {"STRIPE_KEY": MASK, "TOKEN": "${T}"}}]
     }
+
+
+def test_log_lines_show_control_characters_escaped(caplog: pytest.LogCaptureFixture) -> None:
+    """A value from a request (a confirmation id holding NUL, a carriage return) must not reach the log raw."""
+    logger = logging.getLogger("tfrobotserver.test_controls")
+    logger.addFilter(RedactingFilter())
+    try:
+        logger.warning("no confirmation %s\rFAKE LINE", "a\x00b\x1b[31m")
+    finally:
+        logger.filters.clear()
+    assert all(raw not in caplog.text for raw in ("\x00", "\r", "\x1b"))
+    assert caplog.messages[0] == "no confirmation a\\x00b\\x1b[31m\\x0dFAKE LINE"
