@@ -175,9 +175,15 @@ def serve(
 
 
 def _log_config() -> dict[str, Any]:
-    """Uvicorn's logging, plus the server's own start-up lines (which robots can chat, the stores it opened)."""
+    """Uvicorn's logging, plus the server's own start-up lines (which robots can chat, the stores it opened) and
+    the framework's warnings (`tfrobot.*`: an MCP server that failed, a tool left out). Every line but the
+    access log (method, path, status) goes through one handler that masks credentials (`RedactingFilter`),
+    whichever logger made it: a filter on a logger does not see its children's records."""
     config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config.setdefault("filters", {})["redact"] = {"()": "tfrobotserver.redaction.RedactingFilter"}
+    config["handlers"]["default"]["filters"] = ["redact"]
     config["loggers"]["tfrobotserver"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    config["loggers"]["tfrobot"] = {"handlers": ["default"], "level": "WARNING", "propagate": False}
     return config
 
 

@@ -19,6 +19,9 @@ class Principal:
 
     name: str
     scopes: frozenset[str] = field(default_factory=frozenset)
+    unattended: bool = False
+    """No person stands behind each call: an MCP client hands the actions to its model as tools, so what a
+    `confirm` tool needs (a person's yes) cannot be assumed from the call itself."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ Python tools are resolved when the catalog is built (an import error is a start-
 entry); MCP servers connect in `start()` (a server that cannot start is a start-up error unless its
 entry says `optional: true`, then it is reported and retried) and stay connected until `aclose()`.
 Entry options (prefix, timeout, confirm, read_only, per-tool options) apply on top of each tool's own;
-two tools with one name are an error naming both sources.
+two tools with one name are an error naming both sources. A source is described (in logs, start-up errors
+and statuses) by its command line or URL with the credentials masked (`tfrobotserver.redaction`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Literal
 
 from tfrobot.drive import BaseTool
 from tfrobot.drive.mcp import MCPStartError, MCPToolSource
+from tfrobotserver.redaction import redact_args, redact_text
 from tfrobotserver.robot.tools.entries import MCPTools, PythonTools, ToolEntry, ToolOptions
 from tfrobotserver.robot.tools.python import python_tools
 
@@ -93,11 +95,14 @@ class ToolCatalog:
                     entry.args,
                     env=entry.resolved_env(),
                     cwd=Path(entry.cwd) if entry.cwd else None,
+                    describe=" ".join(redact_args([entry.command, *entry.args])),
                     **options,
                 )
                 return _Source(entry.mcp, "mcp-stdio", entry, mcp=source)
             assert entry.url is not None  # the entry's validator checked one of the two
-            source = MCPToolSource.http(entry.mcp, entry.url, headers=entry.resolved_headers(), **options)
+            source = MCPToolSource.http(
+                entry.mcp, entry.url, headers=entry.resolved_headers(), describe=redact_text(entry.url), **options
+            )
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
         return _Source(entry.mcp, "mcp-http", entry, mcp=source)
@@ -138,7 +143,8 @@ class ToolCatalog:
                 continue
             status = source.mcp.status
             optional = isinstance(source.entry, MCPTools) and source.entry.optional
-            infos.append(SourceInfo(source.name, source.kind, status.state, status.tools, status.error, optional))
+            error = redact_text(status.error) if status.error else None  # a transport error may quote the URL
+            infos.append(SourceInfo(source.name, source.kind, status.state, status.tools, error, optional))
         return infos
 
     def tools(self) -> list[BaseTool]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import pytest
@@ -114,3 +115,31 @@ async def test_a_server_that_cannot_start_stops_the_start_unless_optional() -> N
         assert "No such file or directory" in ghost_status.error
     finally:
         await optional.aclose()
+
+
+async def test_sources_are_described_with_their_credentials_masked(caplog: pytest.LogCaptureFixture) -> None:
+    """Start-up errors, statuses and log lines name a source by its command line or URL: never with the key
+    on its command line, its URL's password or a secret query parameter."""
+    caplog.set_level(logging.INFO)
+    url = "http://admin:SECRET-pw@127.0.0.1:9/mcp?api_key=SECRET-query"
+    remote = ToolCatalog(
+        [MCPTools.model_validate({"mcp": "remote", "url": url, "optional": True, "startup_timeout": 5})]
+    )
+    await remote.start()
+    try:
+        status = remote.sources()[0]
+        assert status.state == "failed"
+    finally:
+        await remote.aclose()
+    ghost = {
+        "mcp": "ghost",
+        "command": "/nonexistent/server",
+        "args": ["--api-key", "SECRET-arg"],
+        "startup_timeout": 5,
+    }
+    with pytest.raises(RuntimeError) as caught:
+        await ToolCatalog([MCPTools.model_validate(ghost)]).start()
+    assert "(/nonexistent/server --api-key ***)" in str(caught.value)
+    shown = [str(caught.value), status.error or "", caplog.text]
+    assert "http://admin:***@127.0.0.1:9/mcp" in caplog.text
+    assert all("SECRET" not in text for text in shown), shown

@@ -38,6 +38,7 @@ from tfrobot.brain.chain.llms.errors import (
     ProviderNotInstalledError,
     ProviderResponseError,
     ProviderUnavailableError,
+    mask_secrets,
     translate_sdk_error,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
@@ -457,12 +458,21 @@ class ChatLLM(BaseModel):
         """Neither the settings nor any of the provider's key variables hold a key."""
         return self.api_key is None and not any(os.environ.get(name) for name in self.api_key_env)
 
+    def _held_keys(self) -> list[str]:
+        """The keys this LLM may send: its `api_key` and the values of its provider's key variables."""
+        held = [os.environ.get(name, "") for name in self.api_key_env]
+        return [*held, self.api_key.get_secret_value()] if self.api_key is not None else held
+
     def _client_error(self, exc: Exception) -> Exception:
-        """`exc` of the SDK, translated; one that is not a provider answer while there is no key anywhere is
-        the missing key (each SDK says it in its own words, some when the client is built, some on the call)."""
+        """`exc` of the SDK, translated, without the keys it may quote (`mask_secrets`); one that is not a
+        provider answer while there is no key anywhere is the missing key (each SDK says it in its own words,
+        some when the client is built, some on the call)."""
         translated = self._translate_error(exc)
         if not isinstance(translated, LLMError) and self._no_key():
-            return MissingAPIKeyError(self.provider, self.api_key_env, (str(exc).strip().splitlines() or [""])[0])
+            translated = MissingAPIKeyError(self.provider, self.api_key_env, (str(exc).strip().splitlines() or [""])[0])
+        mask_secrets(exc, self._held_keys())
+        if translated is not exc:
+            mask_secrets(translated, self._held_keys())
         return translated
 
     def readiness(self) -> LLMError | None:
@@ -533,10 +543,12 @@ class ChatLLM(BaseModel):
 
     @contextmanager
     def _sdk_errors(self) -> Iterator[None]:
-        """Around an SDK call: our own errors pass, any other becomes an `errors.py` type (`_client_error`)."""
+        """Around an SDK call: our own errors pass (without the keys they may quote), any other becomes an
+        `errors.py` type (`_client_error`)."""
         try:
             yield
-        except LLMError:
+        except LLMError as exc:
+            mask_secrets(exc, self._held_keys())
             raise
         except Exception as exc:
             raise self._client_error(exc) from exc

@@ -20,7 +20,8 @@
 
 Every class has a `kind` (the `TurnFailure.kind` it is stored as) and every error a `fix`: what a user
 does about it. `describe(exc)` turns any exception into the `TurnFailure` that the brain stores with a
-failed turn and the server answers with (`internal` for an exception that is not ours).
+failed turn and the server answers with (`internal` for an exception that is not ours). `mask_secrets` takes
+the caller's keys out of an error a provider made by quoting them.
 `ModalityDegradedWarning` is emitted when a part is sent as its `detail` text instead of its media.
 """
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterable
 from typing import ClassVar
 
 from tfrobot.schema.message.conversation.failure import TurnFailure
@@ -356,6 +358,38 @@ def translate_sdk_error(
             provider, f"the answer of {where} is not {provider}'s API: {detail}", status=status, provider_message=detail
         )
     return ProviderUnavailableError(provider, f"server error: {detail}", status=status, provider_message=detail)
+
+
+MASK = "***"
+_MIN_SECRET = 8
+"""Shorter values are not masked: they would match ordinary words (no provider key is this short)."""
+
+
+def mask_secrets(exc: BaseException, secrets: Iterable[str]) -> BaseException:
+    """`exc`, its causes and contexts with every occurrence of each of `secrets` (the keys the caller holds) replaced
+    by `MASK` in their messages, in place, and returned. A provider may quote the key it refused ("Incorrect API key
+    provided: sk-…"): that text becomes the typed error's message, the stored failed turn, the HTTP and MCP error
+    bodies and the log line, so the key is taken out here, where the error is made, once for all of them."""
+    known = sorted({s for s in secrets if len(s) >= _MIN_SECRET}, key=len, reverse=True)
+    if not known:
+        return exc
+
+    def masked(text: str) -> str:
+        for secret in known:
+            text = text.replace(secret, MASK)
+        return text
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        current.args = tuple(masked(a) if isinstance(a, str) else a for a in current.args)
+        for attribute in ("provider_message", "message"):
+            value = current.__dict__.get(attribute)
+            if isinstance(value, str):
+                setattr(current, attribute, masked(value))
+        current = current.__cause__ or current.__context__
+    return exc
 
 
 def _short(exc: BaseException) -> str:
