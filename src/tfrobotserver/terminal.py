@@ -90,7 +90,8 @@ async def run_chat(
         )
         readiness = chat_readiness(robot)
         for problem in readiness.problems if readiness is not None else ():
-            console.print(f"[yellow]cannot chat yet: {escape(problem)}[/yellow]", soft_wrap=True)
+            label = "warning" if readiness is not None and readiness.ready else "cannot chat yet"
+            console.print(f"[yellow]{label}: {escape(problem)}[/yellow]", soft_wrap=True)
         legacy = settings.resolved_data_dir() / LEGACY_CHAT_FILE
         if legacy.is_file():
             console.print(

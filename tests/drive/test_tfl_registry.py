@@ -79,10 +79,10 @@ def test_names_tfl_cannot_write_are_mapped_or_left_out_never_an_error() -> None:
     assert sorted(registry.names()) == ["_3d", "drive_weather", "my_tool"]
     assert registry.tool_names == {"_3d": "3d", "drive_weather": "drive.weather", "my_tool": "my_tool"}
     assert registry.left_out == {
-        "天气": "not an ASCII name: TFL names are letters A-Z, digits and _",
+        "天气": "not an ASCII name: TFL names are letters A-Z, digits and _, not starting with a digit",
         "if": "'if' is a TFL keyword",
         "len": "'len' is a TFL builtin",
-        "my-tool": "its TFL name 'my_tool' is the tool 'my_tool''s own",
+        "my-tool": "its TFL name 'my_tool' is taken by the tool 'my_tool'",
     }
     result = TFLInterpreter(registry).run('print(drive_weather(text="a"), _3d(text="b"))')
     assert result.result == "a b"

@@ -182,7 +182,8 @@ class Runtime:
             if status.ready:
                 logger.info("robot %r can chat", robot.name)
             for problem in status.problems:
-                logger.warning("robot %r cannot chat: %s", robot.name, problem)
+                verdict = "has a warning" if status.ready else "cannot chat"
+                logger.warning("robot %r %s: %s", robot.name, verdict, problem)
         logger.info("conversation stores: %s", ", ".join(self.stores.describe()) or "none")
 
     @asynccontextmanager

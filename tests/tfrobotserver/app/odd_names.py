@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tfrobot.drive import tool
 
-__all__ = ["dashed", "dotted", "digit", "chinese"]
+__all__ = ["chinese", "dashed", "digit", "dotted"]
 
 
 @tool(name="my-tool")
