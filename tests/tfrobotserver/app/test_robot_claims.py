@@ -28,9 +28,7 @@ def settings(server_url: str) -> str:
 
 
 @pytest.mark.parametrize("kind", ["documents", "graph"])
-def test_a_robot_of_another_server_cannot_take_over_a_collection(
-    server_url: str, tmp_path: Path, kind: str
-) -> None:
+def test_a_robot_of_another_server_cannot_take_over_a_collection(server_url: str, tmp_path: Path, kind: str) -> None:
     alpha = f"alpha_{uuid.uuid4().hex[:8]}"
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
@@ -40,7 +38,8 @@ def test_a_robot_of_another_server_cannot_take_over_a_collection(
         beta = f"name: beta\nllm: {{provider: scripted}}\n{kind}: {{collection: {alpha}}}\n"
         out = serve_fails(second, {"beta.yaml": beta}, settings=settings(server_url))
     assert f"{kind} collection {alpha!r} belongs to robot {alpha!r} on this database" in out
-    assert f"set `{kind}.collection` in" in out and "beta.yaml" in out
+    assert f"set `{kind}.collection` in" in out
+    assert "beta.yaml" in out
     assert "Traceback" not in out
 
 
