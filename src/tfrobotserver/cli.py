@@ -7,12 +7,14 @@ server (layer rule); the demo is imported lazily from `tfrobot.__main__`.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import gc
 import ipaddress
 import json
 import os
 import secrets
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,6 +26,7 @@ from rich.console import Console
 
 from tfrobot.brain.memory import MemoryStoreError
 from tfrobotserver.app.factory import configured_robots, create_app
+from tfrobotserver.app.runtime import StartupError
 from tfrobotserver.app.settings import ServerSettings, host_name, load_settings
 from tfrobotserver.redaction import redact_text
 
@@ -121,8 +124,7 @@ def serve(
                 "database_url in server.toml to PostgreSQL (postgresql+asyncpg://…), or serve with one worker"
             )
         secret_file = settings.resolved_data_dir() / LOCAL_TOKEN_FILE
-        if secret is not None:
-            write_local_secret(secret_file, secret)
+        sock = _bind(bind_host, bind_port)
     except (OSError, ValueError, TypeError, ImportError) as exc:  # config mistakes: say what, not a traceback
         _console.print(f"[red]cannot start: {exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
@@ -148,17 +150,60 @@ def serve(
         "log_config": _log_config(),
     }
     if workers == 1:
-        # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
-        # collection under load pauses every request for ~14 ms instead of ~105 ms (README, Reliability).
-        gc.freeze()
-        uvicorn.run(api, **options)
+        server = uvicorn.Server(uvicorn.Config(api, **options))
+        code = asyncio.run(_serve_bound(api, server, sock, secret_file if secret else None, secret))
+        if code:
+            raise typer.Exit(code)
         return
+    sock.close()  # the port was free; uvicorn's supervisor binds it again for its workers
+    if secret is not None:
+        write_local_secret(secret_file, secret)
     # each worker process builds its own app from the same configuration
     plan = {"config": str(config.resolve()) if config else None, "allowed_hosts": allowed_host or []}
     os.environ[_SERVE_ENV] = json.dumps({**plan, "host": bind_host, "port": bind_port, "local": bool(secret)})
     if secret is not None:
         os.environ[LOCAL_TOKEN_ENV] = secret
     uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything is written: a second `tfrobot serve` on a port in use
+    stops here with the fix, and leaves the first server's `local-token` alone."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}; another server (maybe another tfrobot serve) "
+            "has it: stop it, or pick another port with --port or `port` in server.toml"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+async def _serve_bound(
+    api: FastAPI, server: uvicorn.Server, sock: socket.socket, secret_file: Path | None, secret: str | None
+) -> int:
+    """Start the robots, then write the local secret, then serve on `sock`: the secret file changes only
+    once this server is bound and started. A start-up the user can fix is a line and exit code 2."""
+    runtime = api.state.runtime
+    try:
+        await runtime.ensure_started()
+    except (StartupError, OSError, MemoryStoreError) as exc:
+        await runtime.aclose()
+        sock.close()
+        _console.print(f"[red]cannot start: {redact_text(str(exc))}[/red]", soft_wrap=True)
+        return 2
+    if secret_file is not None and secret is not None:
+        write_local_secret(secret_file, secret)
+    # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
+    # collection under load pauses every request for ~14 ms instead of ~105 ms (README, Reliability).
+    gc.freeze()
+    await server.serve(sockets=[sock])
+    return 0 if server.started else 3
 
 
 def _log_config() -> dict[str, Any]:

@@ -147,12 +147,14 @@ def build_robot(config: RobotConfig) -> Robot:
 
 
 def load_robot(path: Path) -> Robot:
-    """`build_robot(load_robot_config(path))`; errors name the file."""
+    """`build_robot(load_robot_config(path))`; errors name the file, and so does the robot (`Robot.source`)."""
     config = load_robot_config(path)
     try:
-        return build_robot(config)
+        robot = build_robot(config)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{path}: {exc}") from None
+    robot.source = str(path)
+    return robot
 
 
 def robot_files(folder: Path) -> list[Path]:

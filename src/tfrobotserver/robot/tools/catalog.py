@@ -103,8 +103,9 @@ class ToolCatalog:
         return _Source(entry.mcp, "mcp-http", entry, mcp=source)
 
     async def start(self) -> None:
-        """Connect every MCP server; a required one that does not start is a `RuntimeError` with the fix."""
-        for source in self._sources:
+        """Connect every MCP server; a required one that does not start is an `MCPStartError` naming the entry
+        (`tools[i]`) with the fix."""
+        for index, source in enumerate(self._sources):
             if source.mcp is None:
                 continue
             try:
@@ -117,9 +118,9 @@ class ToolCatalog:
                     logger.warning("%s (optional: its tools are missing until it answers)", exc)
                     continue
                 await self.aclose()
-                raise RuntimeError(
-                    f"{exc}. Fix the entry's command/url (or the server), or mark it `optional: true` to start "
-                    "without it"
+                raise MCPStartError(
+                    f"tools[{index}]: {exc}. Fix the entry's command/url (or the server), or mark it "
+                    "`optional: true` to start without it"
                 ) from None
         self._named(strict=True)
 
