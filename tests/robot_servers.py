@@ -56,15 +56,22 @@ def write_config(config: Path, robots: Mapping[str, str], settings: str = "") ->
     (config / "server.toml").write_text(f"data_dir = {json.dumps(str(config / 'data'))}\n{settings}")
 
 
-def serve_fails(config: Path, robots: Mapping[str, str], *, settings: str = "", port: int | None = None) -> str:
-    """`tfrobot serve` of `robots` that must exit by itself (a start-up error) within 30 s; its output.
-    One that starts instead is stopped and fails the test with what it answered."""
+def serve_fails(
+    config: Path,
+    robots: Mapping[str, str],
+    *,
+    settings: str = "",
+    port: int | None = None,
+    env: Mapping[str, str | None] | None = None,
+) -> str:
+    """`tfrobot serve` of `robots` that must exit by itself with code 2 (a start-up error) within 30 s; its
+    output. One that starts instead is stopped and fails the test with what it answered."""
     write_config(config, robots, settings)
-    port = port or free_port()
+    given, port = port, port or free_port()
     proc = subprocess.Popen(
         [str(TFROBOT), "serve", "--port", str(port), "--config", str(config)],
         cwd=ROOT,
-        env=_environment({}),
+        env=_environment(env or {}),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
@@ -72,7 +79,8 @@ def serve_fails(config: Path, robots: Mapping[str, str], *, settings: str = "", 
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while proc.poll() is None and time.monotonic() < deadline:
-        if _answers(url) and proc.poll() is None:  # a live server answering on the port: it started
+        # a server answering on a port of its own: it started (a given port may be another server's)
+        if given is None and _answers(url) and proc.poll() is None:
             proc.terminate()
             break
         time.sleep(0.2)

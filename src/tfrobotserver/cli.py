@@ -15,7 +15,7 @@ import json
 import os
 import secrets
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -128,20 +128,24 @@ def serve(
     except (OSError, ValueError, TypeError, ImportError) as exc:  # config mistakes: say what, not a traceback
         _console.print(f"[red]cannot start: {exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
-    if not settings.tokens:
-        who = "API calls need this start's local secret" if secret else "every local process can read and write"
-        notes.append(f"no token configured: local mode, loopback only; {who}")
-    for note in notes:
-        _console.print(f"[yellow]{note}[/yellow]")
-    shown = f"[{bind_host}]" if ":" in bind_host else bind_host
-    _console.print(f"TFRobotServer on [bold]http://{shown}:{bind_port}[/bold]  (API docs: /docs)")
-    if secret is not None:
-        _console.print(f"console: [bold]http://{shown}:{bind_port}/#token={secret}[/bold]", soft_wrap=True)
-        _console.print(
-            f"local secret (API calls send `Authorization: Bearer <it>`): {secret_file}, readable by you only",
-            soft_wrap=True,
-        )
-    _console.print(f"data: {redact_text(settings.resolved_database_url())}")
+
+    def announce() -> None:
+        """What the user needs once the server is up: the notes, the address, the console link."""
+        if not settings.tokens:
+            who = "API calls need this start's local secret" if secret else "every local process can read and write"
+            notes.append(f"no token configured: local mode, loopback only; {who}")
+        for note in notes:
+            _console.print(f"[yellow]{note}[/yellow]")
+        shown = f"[{bind_host}]" if ":" in bind_host else bind_host
+        _console.print(f"TFRobotServer on [bold]http://{shown}:{bind_port}[/bold]  (API docs: /docs)")
+        if secret is not None:
+            _console.print(f"console: [bold]http://{shown}:{bind_port}/#token={secret}[/bold]", soft_wrap=True)
+            _console.print(
+                f"local secret (API calls send `Authorization: Bearer <it>`): {secret_file}, readable by you only",
+                soft_wrap=True,
+            )
+        _console.print(f"data: {redact_text(settings.resolved_database_url())}")
+
     options: dict[str, Any] = {
         "host": bind_host,
         "port": bind_port,
@@ -151,13 +155,14 @@ def serve(
     }
     if workers == 1:
         server = uvicorn.Server(uvicorn.Config(api, **options))
-        code = asyncio.run(_serve_bound(api, server, sock, secret_file if secret else None, secret))
+        code = asyncio.run(_serve_bound(api, server, sock, announce, secret_file if secret else None, secret))
         if code:
             raise typer.Exit(code)
         return
     sock.close()  # the port was free; uvicorn's supervisor binds it again for its workers
     if secret is not None:
         write_local_secret(secret_file, secret)
+    announce()
     # each worker process builds its own app from the same configuration
     plan = {"config": str(config.resolve()) if config else None, "allowed_hosts": allowed_host or []}
     os.environ[_SERVE_ENV] = json.dumps({**plan, "host": bind_host, "port": bind_port, "local": bool(secret)})
@@ -185,10 +190,16 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 async def _serve_bound(
-    api: FastAPI, server: uvicorn.Server, sock: socket.socket, secret_file: Path | None, secret: str | None
+    api: FastAPI,
+    server: uvicorn.Server,
+    sock: socket.socket,
+    announce: Callable[[], None],
+    secret_file: Path | None,
+    secret: str | None,
 ) -> int:
-    """Start the robots, then write the local secret, then serve on `sock`: the secret file changes only
-    once this server is bound and started. A start-up the user can fix is a line and exit code 2."""
+    """Start the robots, then write the local secret and `announce` the server, then serve on `sock`: the
+    secret file changes only once this server is bound and started. A start-up the user can fix is a line
+    and exit code 2."""
     runtime = api.state.runtime
     try:
         await runtime.ensure_started()
@@ -199,6 +210,7 @@ async def _serve_bound(
         return 2
     if secret_file is not None and secret is not None:
         write_local_secret(secret_file, secret)
+    announce()
     # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
     # collection under load pauses every request for ~14 ms instead of ~105 ms (README, Reliability).
     gc.freeze()

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.dtos.factory.base import Edge, Node
@@ -101,9 +101,50 @@ def load_robot_config(path: Path) -> RobotConfig:
     text = path.read_text(encoding="utf-8")
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}, column {exc.colno}: {exc.msg}; fix the JSON there") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        context = f" {exc.context}" if exc.context else ""
+        raise ValueError(f"{path}: {where}{exc.problem}{context}; fix the YAML there") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not YAML: {exc}") from None
+    try:
         return RobotConfig.model_validate(data)
-    except (ValueError, yaml.YAMLError) as exc:
+    except ValidationError as exc:
+        raise ValueError(f"{path}: {_problems(exc)}") from None
+    except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+
+
+def _problems(exc: ValidationError) -> str:
+    """Each problem as `field.path: what is wrong (got value)`, on one line: where to look in the file. Of a
+    union's alternatives (a tool entry is a name, a Python entry or an MCP entry) only the errors our own
+    validators raised are shown when there are some: they say what the entry lacks."""
+    errors = exc.errors(include_url=False)
+    own = [e for e in errors if e["type"] == "value_error"]
+    lines = []
+    for error in own or errors:
+        where = "".join(_part(part) for part in error["loc"]).lstrip(".") or "the file"
+        shown = repr(error["input"])
+        got = "" if error["type"] == "missing" or isinstance(error["input"], dict) else f" (got {shown[:80]})"
+        message = error["msg"].removeprefix("Value error, ")
+        lines.append(f"{where}: {message}{got}")
+    return "; ".join(dict.fromkeys(lines)) + "; fix it in the file (docs/robots.md)"
+
+
+def _part(part: str | int) -> str:
+    """A location part as the file spells it: `[0]` for an item, `.name` for a field, nothing for the tag
+    pydantic gives a union's alternative (`str`, `PythonTools`, `function-after[…]`)."""
+    if isinstance(part, int):
+        return f"[{part}]"
+    if not part.isidentifier() or part[:1].isupper() or part in _TYPE_TAGS:
+        return ""
+    return f".{part}"
+
+
+_TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict"})
 
 
 def build_robot(config: RobotConfig) -> Robot:

@@ -53,7 +53,7 @@ def test_json_and_minimal_configs(tmp_path: Path) -> None:
 def test_configuration_mistakes_name_the_file_and_the_fix(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nllm: {provider: scripted}\ntool: [weather]\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"(?s)bad\.yaml: 1 validation error.*tool.*Extra inputs"):
+    with pytest.raises(ValueError, match=r"bad\.yaml: .*tool.*Extra inputs"):
         load_robot_config(bad)
     bad.write_text("name: [unclosed\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad\.yaml"):
