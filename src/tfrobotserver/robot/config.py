@@ -19,6 +19,7 @@ Errors name the file and the entry (`tools[2] (myapp.tools:nope): …`).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,7 +34,7 @@ from tfrobotserver.robot.factory.brain.llm import LLMComponent
 from tfrobotserver.robot.factory.brain.memory.graph_component import GraphComponent, demo_graph_elements
 from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
 from tfrobotserver.robot.factory.prompt import PromptComponent
-from tfrobotserver.robot.tools import ToolEntry, ToolsComponent
+from tfrobotserver.robot.tools import MCPTools, ToolEntry, ToolsComponent
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 DEMO_CONFIG = Path(__file__).with_name("configs") / "demo.yaml"
@@ -189,13 +190,28 @@ def build_robot(config: RobotConfig) -> Robot:
 
 def load_robot(path: Path) -> Robot:
     """`build_robot(load_robot_config(path))`; errors name the file, and so does the robot (`Robot.source`)."""
-    config = load_robot_config(path)
+    config = _in_folder(load_robot_config(path), path.parent.resolve())
     try:
         robot = build_robot(config)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{path}: {exc}") from None
     robot.source = str(path)
     return robot
+
+
+def _in_folder(config: RobotConfig, folder: Path) -> RobotConfig:
+    """`config` with paths relative to its file's `folder`: `module:function` entries are also imported from
+    the folder (after the server's own `sys.path`), and a stdio MCP server runs in it (`cwd`, relative to it).
+    So a robot folder works from wherever `tfrobot serve` is started."""
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
+    tools = [
+        entry.model_copy(update={"cwd": str(folder / (entry.cwd or "."))})
+        if isinstance(entry, MCPTools) and entry.command is not None
+        else entry
+        for entry in config.tools
+    ]
+    return config.model_copy(update={"tools": tools})
 
 
 def robot_files(folder: Path) -> list[Path]:

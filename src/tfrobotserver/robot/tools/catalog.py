@@ -10,6 +10,7 @@ two tools with one name are an error naming both sources.
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -59,6 +60,11 @@ def _options(defaults: ToolOptions, own: ToolOptions | None = None) -> dict[str,
     return merged
 
 
+PYTHON_COMMANDS = frozenset({"python", "python3"})
+"""A stdio server's `command` that means "this server's Python" (`sys.executable`): on PATH, `python` may
+be another interpreter, without the packages (the `mcp` SDK) the server was installed with."""
+
+
 def _entry(raw: ToolEntry) -> PythonTools | MCPTools:
     return PythonTools(python=raw) if isinstance(raw, str) else raw
 
@@ -89,7 +95,7 @@ class ToolCatalog:
             if entry.command is not None:
                 source = MCPToolSource.stdio(
                     entry.mcp,
-                    entry.command,
+                    sys.executable if entry.command in PYTHON_COMMANDS else entry.command,
                     entry.args,
                     env=entry.resolved_env(),
                     cwd=Path(entry.cwd) if entry.cwd else None,
@@ -108,6 +114,13 @@ class ToolCatalog:
         for index, source in enumerate(self._sources):
             if source.mcp is None:
                 continue
+            if isinstance(source.entry, MCPTools) and source.entry.command in PYTHON_COMMANDS:
+                logger.info(
+                    "MCP server %r: command `%s` runs this server's Python, %s",
+                    source.name,
+                    source.entry.command,
+                    sys.executable,
+                )
             try:
                 await source.mcp.start()
                 logger.info(
