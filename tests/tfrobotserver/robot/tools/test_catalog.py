@@ -48,7 +48,7 @@ def test_entry_options_apply_on_top_of_the_tools_own() -> None:
         ("teleport", r"tools\[0\] \(teleport\): unknown built-in tool 'teleport'; built-ins: \['chart', 'weather'\]"),
         (
             "nowhere.mod:fn",
-            r"cannot import module 'nowhere\.mod' .*; put nowhere\.py .*next to the robot file, install it, or put it on",
+            r"cannot import module 'nowhere\.mod' .*; put nowhere\.py .*next to the robot file, install it",
         ),
         (f"{SHOP}:missing", r"has no 'missing'; check the name after the colon"),
         (f"{SHOP}:NOT_CALLABLE", r"is a int, not a function or a Tool; name a function"),
