@@ -34,6 +34,7 @@ from tfrobotserver.robot.factory.brain.llm import LLMComponent
 from tfrobotserver.robot.factory.brain.memory.graph_component import GraphComponent, demo_graph_elements
 from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
 from tfrobotserver.robot.factory.prompt import PromptComponent
+from tfrobotserver.robot.problems import validation_problems
 from tfrobotserver.robot.tools import MCPTools, ToolEntry, ToolsComponent
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
@@ -114,49 +115,24 @@ def load_robot_config(path: Path) -> RobotConfig:
     try:
         return RobotConfig.model_validate(data)
     except ValidationError as exc:
-        raise ValueError(f"{path}: {_problems(exc)}") from None
+        raise ValueError(f"{path}: {validation_problems(exc)}; fix it in the file (docs/robots.md)") from None
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
 
-def _problems(exc: ValidationError) -> str:
-    """Each problem as `field.path: what is wrong (got value)`, on one line: where to look in the file. Of a
-    union's alternatives (a tool entry is a name, a Python entry or an MCP entry) only the errors our own
-    validators raised are shown when there are some: they say what the entry lacks."""
-    errors = exc.errors(include_url=False)
-    own = [e for e in errors if e["type"] == "value_error"]
-    lines = []
-    for error in own or errors:
-        where = "".join(_part(part) for part in error["loc"]).lstrip(".") or "the file"
-        shown = repr(error["input"])
-        got = "" if error["type"] == "missing" or isinstance(error["input"], dict) else f" (got {shown[:80]})"
-        message = error["msg"].removeprefix("Value error, ")
-        lines.append(f"{where}: {message}{got}")
-    return "; ".join(dict.fromkeys(lines)) + "; fix it in the file (docs/robots.md)"
-
-
-def _part(part: str | int) -> str:
-    """A location part as the file spells it: `[0]` for an item, `.name` for a field, nothing for the tag
-    pydantic gives a union's alternative (`str`, `PythonTools`, `function-after[…]`)."""
-    if isinstance(part, int):
-        return f"[{part}]"
-    if not part.isidentifier() or part[:1].isupper() or part in _TYPE_TAGS:
-        return ""
-    return f".{part}"
-
-
-_TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict"})
-
-
 def build_robot(config: RobotConfig) -> Robot:
     """The robot a configuration describes."""
-    components: dict[str, TFSComponent] = {
-        "llm": LLMComponent(
+    try:
+        llm = LLMComponent(
             provider=config.llm.provider,
             model=config.llm.model,
             params=config.llm.params,
             params_from=config.llm.params_from,
-        ),
+        )
+    except ValidationError as exc:
+        raise ValueError(f"llm: {validation_problems(exc, values=False)}") from None
+    components: dict[str, TFSComponent] = {
+        "llm": llm,
         "conversations": ConversationsComponent(memory_url=config.memory.url),
     }
     if config.tools:
