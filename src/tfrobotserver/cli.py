@@ -282,7 +282,8 @@ def chat(
         str | None, typer.Option(help="another conversation store ($TFROBOT_MEMORY_URL; default: the server's)")
     ] = None,
 ) -> None:
-    """Chat with a robot (default: the demo) in the terminal, in the server's store, streaming its trace."""
+    """Chat with a robot (default: the demo) in the terminal, in the server's store, streaming its trace.
+    Exit code 0; 1 when the last turn failed; 2 when the robot could not start."""
     import asyncio
 
     from tfrobot.chat import Session, TerminalConfirm
@@ -301,9 +302,15 @@ def chat(
         asyncio.run(run_chat(chosen, settings, turns, console=out, session=session, confirm=TerminalConfirm(out)))
     except KeyboardInterrupt:
         out.print()
+    except StartupError as exc:  # an MCP server that did not start, a collection another robot owns: the fix
+        _console.print(f"[red]cannot chat: {redact_text(str(exc))}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
     except (OSError, ValueError, MemoryStoreError) as exc:  # the store cannot be opened: say why
         _console.print(f"[red]cannot chat: {exc}[/red]", soft_wrap=True)
         raise typer.Exit(1) from None
+    else:
+        if session.last_failed:
+            raise typer.Exit(1)  # scripts see that the last turn failed (the reason is printed above)
     finally:
         if session.conversation_id:
             out.print(

@@ -55,14 +55,18 @@ def terminal_robot(robot_file: Path | None, provider: str | None, model: str | N
     memory_url = memory_url or os.environ.get(MEMORY_URL_ENV)
     if memory_url:
         replaced[robot.agent.conversations] = ConversationsComponent(memory_url=memory_url)
-    return Robot(robot.name, replaced, description=robot.description, agent=robot.agent)
+    return Robot(robot.name, replaced, description=robot.description, agent=robot.agent, source=robot.source)
 
 
 @asynccontextmanager
 async def started(robot: Robot, settings: ServerSettings) -> AsyncIterator[Runtime]:
     """The server's runtime for `robot` alone, started (saved configuration applied, store opened)."""
     runtime = Runtime(settings, [robot])
-    await runtime.ensure_started()
+    try:
+        await runtime.ensure_started()
+    except BaseException:
+        await runtime.aclose()  # what started before the failure (a store, an MCP server) is let go
+        raise
     try:
         yield runtime
     finally:
