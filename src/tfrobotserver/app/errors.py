@@ -97,6 +97,7 @@ def failure_error(failure: TurnFailure, conversation_id: str | None = None) -> A
         provider_message=failure.provider_message,
         fix=failure.fix,
         retry_after=failure.retry_after,
+        retries=failure.retries,
         upstream_status=failure.status,
         conversation_id=conversation_id,
     )
