@@ -153,6 +153,7 @@ function ConfirmCall(props: { robot: string; confirm: Confirmation; onState: (pa
   );
 }
 
+/** Whether `robot` chats; "" (no robot chosen yet) asks nothing, since `/api/robots//chat` names no robot. */
 export function useChatAvailable(robot: string): boolean {
   const q = useQuery({
     queryKey: ["chat-probe", robot],
@@ -160,6 +161,7 @@ export function useChatAvailable(robot: string): boolean {
       const res = await apiFetch(`/api/robots/${enc(robot)}/chat`);
       return res.status !== 404;
     },
+    enabled: robot !== "",
     staleTime: Infinity,
   });
   return q.data === true;

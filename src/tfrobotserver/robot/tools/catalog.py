@@ -11,6 +11,7 @@ and statuses) by its command line or URL with the credentials masked (`tfrobotse
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -61,6 +62,11 @@ def _options(defaults: ToolOptions, own: ToolOptions | None = None) -> dict[str,
     return merged
 
 
+PYTHON_COMMANDS = frozenset({"python", "python3"})
+"""A stdio server's `command` that means "this server's Python" (`sys.executable`): on PATH, `python` may
+be another interpreter, without the packages (the `mcp` SDK) the server was installed with."""
+
+
 def _entry(raw: ToolEntry) -> PythonTools | MCPTools:
     return PythonTools(python=raw) if isinstance(raw, str) else raw
 
@@ -91,7 +97,7 @@ class ToolCatalog:
             if entry.command is not None:
                 source = MCPToolSource.stdio(
                     entry.mcp,
-                    entry.command,
+                    sys.executable if entry.command in PYTHON_COMMANDS else entry.command,
                     entry.args,
                     env=entry.resolved_env(),
                     cwd=Path(entry.cwd) if entry.cwd else None,
@@ -108,10 +114,18 @@ class ToolCatalog:
         return _Source(entry.mcp, "mcp-http", entry, mcp=source)
 
     async def start(self) -> None:
-        """Connect every MCP server; a required one that does not start is a `RuntimeError` with the fix."""
-        for source in self._sources:
+        """Connect every MCP server; a required one that does not start is an `MCPStartError` naming the entry
+        (`tools[i]`) with the fix."""
+        for index, source in enumerate(self._sources):
             if source.mcp is None:
                 continue
+            if isinstance(source.entry, MCPTools) and source.entry.command in PYTHON_COMMANDS:
+                logger.info(
+                    "MCP server %r: command `%s` runs this server's Python, %s",
+                    source.name,
+                    source.entry.command,
+                    sys.executable,
+                )
             try:
                 await source.mcp.start()
                 logger.info(
@@ -122,9 +136,9 @@ class ToolCatalog:
                     logger.warning("%s (optional: its tools are missing until it answers)", exc)
                     continue
                 await self.aclose()
-                raise RuntimeError(
-                    f"{exc}. Fix the entry's command/url (or the server), or mark it `optional: true` to start "
-                    "without it"
+                raise MCPStartError(
+                    f"tools[{index}]: {exc}. Fix the entry's command/url (or the server), or mark it "
+                    "`optional: true` to start without it"
                 ) from None
         self._named(strict=True)
 

@@ -47,7 +47,10 @@ def test_entry_options_apply_on_top_of_the_tools_own() -> None:
     ("entry", "message"),
     [
         ("teleport", r"tools\[0\] \(teleport\): unknown built-in tool 'teleport'; built-ins: \['chart', 'weather'\]"),
-        ("nowhere.mod:fn", r"cannot import module 'nowhere\.mod' .*; install it or put it on the server's PYTHONPATH"),
+        (
+            "nowhere.mod:fn",
+            r"cannot import module 'nowhere\.mod' .*; put nowhere\.py .*next to the robot file, install it",
+        ),
         (f"{SHOP}:missing", r"has no 'missing'; check the name after the colon"),
         (f"{SHOP}:NOT_CALLABLE", r"is a int, not a function or a Tool; name a function"),
         ("tests.tfrobotserver.robot.tools:*", r"gives no tools: list the module's tool functions in its __all__"),

@@ -32,9 +32,11 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, SecretStr
 
 from tfrobot.brain.chain.llms.errors import (
+    SDK_RETRIED,
     InvalidConversationError,
     LLMError,
     MissingAPIKeyError,
+    ProviderError,
     ProviderNotInstalledError,
     ProviderResponseError,
     ProviderUnavailableError,
@@ -196,7 +198,12 @@ class ChatLLM(BaseModel):
     temperature: float | None = Field(default=None, description="Sampling temperature; provider default if unset.")
     max_tokens: int | None = Field(default=None, description="Upper bound on generated tokens.")
     timeout: float | None = Field(default=None, description="Request timeout in seconds; SDK default if unset.")
-    max_retries: int = Field(default=2, description="SDK-level retries on transient errors.")
+    max_retries: int = Field(
+        default=2,
+        ge=0,
+        description="Retries the provider's SDK makes itself on 429, 5xx, time-outs and connection errors, with "
+        "back-off (0: none, the turn fails at once); a failed turn's error says how many were made (`retries`).",
+    )
     media_roots: tuple[Path, ...] = Field(default=(), description="Folders whose files media parts may reference.")
     extra_params: dict[str, JsonValue] = Field(
         default_factory=dict, description="Vendor-specific request parameters, passed to the SDK call as they are."
@@ -470,6 +477,8 @@ class ChatLLM(BaseModel):
         translated = self._translate_error(exc)
         if not isinstance(translated, LLMError) and self._no_key():
             translated = MissingAPIKeyError(self.provider, self.api_key_env, (str(exc).strip().splitlines() or [""])[0])
+        elif isinstance(translated, ProviderError) and translated.kind in SDK_RETRIED:
+            translated.retries = self.max_retries
         mask_secrets(exc, self._held_keys())
         if translated is not exc:
             mask_secrets(translated, self._held_keys())

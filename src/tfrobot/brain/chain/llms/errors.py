@@ -48,10 +48,12 @@ class LLMError(Exception):
 
 
 class ProviderError(LLMError):
-    """The provider rejected or failed the call. `status` and `provider_message` are the provider's own."""
+    """The provider rejected or failed the call. `status` and `provider_message` are the provider's own;
+    `retries` is how often the SDK retried before (set by `ChatLLM` for the kinds in `SDK_RETRIED`)."""
 
     kind: ClassVar[str] = "invalid_request"
     default_fix: ClassVar[str | None] = None
+    retries: int | None = None
 
     def __init__(
         self,
@@ -210,6 +212,11 @@ class ProviderNotInstalledError(LLMError, ImportError):
 
 class ModalityDegradedWarning(UserWarning):
     """A media part was sent as its `detail` text because the provider cannot take its modality there."""
+
+
+SDK_RETRIED = frozenset({"rate_limited", "unavailable", "timeout", "connection"})
+"""The failure kinds every provider SDK here retries itself (429, 5xx, time-outs, connection errors), with
+back-off, up to the LLM's `max_retries`: the time a failing turn takes grows with it."""
 
 
 def retry_after_seconds(headers: object) -> float | None:
@@ -413,6 +420,7 @@ def describe(exc: BaseException) -> TurnFailure:
             fix=exc.fix,
             status=getattr(exc, "status", None),
             retry_after=getattr(exc, "retry_after", None),
+            retries=getattr(exc, "retries", None),
             error_type=type(exc).__name__,
         )
     if isinstance(exc, _INTERRUPTED):

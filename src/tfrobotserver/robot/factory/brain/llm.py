@@ -29,6 +29,7 @@ from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.redaction import redact, redact_text
 from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
 from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
+from tfrobotserver.robot.problems import validation_problems
 from tfrobotserver.robot.tools import import_object
 from tfrobotserver.robot.turn import TurnPreparer
 
@@ -105,9 +106,7 @@ class LLMComponent(ConfigurableMixin):
         try:
             _build(new.provider, new.model, new.params, new.params_from)
         except ValidationError as exc:  # each problem without its input, which may be a header's value
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'params'}: {e['msg']}" for e in exc.errors(include_url=False)
-            )
+            problems = validation_problems(exc, values=False)
             raise ActionInputError("params", f"cannot build the {new.provider!r} LLM: {problems}", new.params) from None
         except (LLMError, ValueError, TypeError) as exc:
             raise ActionInputError("params", f"cannot build the {new.provider!r} LLM: {exc}", new.params) from None
