@@ -24,17 +24,18 @@ from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
-from tfrobotserver.actions.injected import TURN_PREPARER, Injected, Principal
+from tfrobotserver.actions.injected import STEP_PREPARER, TURN_PREPARER, Injected, Principal
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.redaction import redact, redact_text
 from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
 from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
 from tfrobotserver.robot.tools import import_object
-from tfrobotserver.robot.turn import TurnPreparer
+from tfrobotserver.robot.turn import StepPreparer, TurnPreparer
 
 logger = logging.getLogger("tfrobotserver")
 
 Prepare = Annotated[TurnPreparer, Injected(TURN_PREPARER)]
+PrepareStep = Annotated[StepPreparer, Injected(STEP_PREPARER)]
 Message = Annotated[str, Field(min_length=1, description="the new user input")]
 ConversationId = Annotated[str | None, Field(description="continue this conversation (its history is recalled)")]
 
@@ -44,6 +45,19 @@ class LLMRequest(HttpModel):
 
     provider: str
     model: str
+    request: dict[str, Any]
+
+
+class StepRequest(HttpModel):
+    """The request one LLM step of a stored turn sent, re-rendered from the stored history and trace."""
+
+    provider: str
+    model: str
+    rendered: str = Field(
+        default="re-rendered",
+        description="How this request was obtained: rebuilt now by `construct_request_params` from what is "
+        "stored, with the robot's current LLM, system prompt and tools (not a copy of the bytes sent then).",
+    )
     request: dict[str, Any]
 
 
@@ -158,6 +172,22 @@ class LLMComponent(ConfigurableMixin):
         llm = self.llm()
         turn = await prepare(message, conversation_id)
         return LLMRequest(provider=self.provider, model=llm.model, request=redact(turn.request(llm)))
+
+    @tfs_action(
+        alias=ActionAlias(resource="llm_request", resource_op_type="get"),
+        description="The provider request one LLM step of a stored turn sent, re-rendered from the stored history "
+        "and trace through construct_request_params (the robot's current LLM, system prompt and tools; no network).",
+    )
+    async def astep_request(
+        self,
+        prepare_step: PrepareStep,
+        conversation_id: Annotated[str, Field(min_length=1, description="the stored conversation")],
+        msg_id: Annotated[str, Field(min_length=1, description="the user message that started the turn")],
+        step: Annotated[int, Field(ge=0, description="the LLM step of the turn, 0-based as the trace marks it")] = 0,
+    ) -> StepRequest:
+        llm = self.llm()
+        turn = await prepare_step(conversation_id, msg_id, step)
+        return StepRequest(provider=self.provider, model=llm.model, request=redact(turn.request(llm)))
 
     @tfs_action(
         alias=ActionAlias(resource="llm_reply", resource_op_type="create"),
