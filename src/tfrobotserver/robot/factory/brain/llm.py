@@ -14,12 +14,13 @@ it). What the dry run and a failed call show is redacted (`tfrobotserver.redacti
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm
+from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
@@ -59,6 +60,40 @@ class StepRequest(HttpModel):
         "stored, with the robot's current LLM, system prompt and tools (not a copy of the bytes sent then).",
     )
     request: dict[str, Any]
+
+
+class PlayMessage(HttpModel):
+    """One message of a playground conversation, as the user edited it."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class PlayReply(HttpModel):
+    """A playground send: the exact request it sent (the same call builds both) and the reply, or the error.
+    Nothing is stored."""
+
+    provider: str
+    model: str
+    request: dict[str, Any]
+    message: dict[str, Any] | None = None
+    error: str | None = None
+
+
+def _play_turn(messages: list[PlayMessage]) -> tuple[TextMessage, list[BaseMessage]]:
+    """The edited messages as the input (the last, a user message) and the history before it."""
+    if not messages or messages[-1].role != "user":
+        raise ActionInputError("messages", "the last message must be the user's (what the model answers)", None)
+    history: list[BaseMessage] = []
+    for i, m in enumerate(messages[:-1]):
+        ts = i + 1  # the edited order, whatever the clock says
+        if m.role == "assistant":
+            history.append(AssistantTextMessage(content=m.content, create_ts=ts))
+        elif m.role == "user":
+            history.append(TextMessage(content=m.content, create_ts=ts))
+        else:
+            history.append(BaseMessage(role="system", content=m.content, create_ts=ts))
+    return TextMessage(content=messages[-1].content, create_ts=len(messages)), history
 
 
 class LLMReply(HttpModel):
@@ -202,6 +237,46 @@ class LLMComponent(ConfigurableMixin):
             error = redact_text(f"{type(exc).__name__}: {exc}")
             return LLMReply(provider=self.provider, model=llm.model, error=error)
         return LLMReply(provider=self.provider, model=llm.model, message=reply.model_dump(mode="json"))
+
+    def _play_llm(self, provider: str | None, model: str | None, params: dict[str, Any] | None) -> ChatLLM:
+        """The playground's LLM: this component's, or another provider/model/parameters for one send. Only the
+        writable settings can be given (as for `aset_llm`); the deployment ones are the robot file's."""
+        target = self.provider if provider is None else provider
+        if params is not None:
+            check_writable(target, params)
+        same = target == self.provider
+        writable = writable_part(self.params if params is None and same else params or {})
+        chosen = model if model is not None else (self.model if same else None)
+        try:
+            return _build(target, chosen, merged(self._deployment(target), writable), self.params_from if same else {})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+            raise ActionInputError("params", f"cannot build the {target!r} LLM: {problems}", params) from None
+        except (LLMError, ValueError, TypeError) as exc:
+            raise ActionInputError("provider", f"cannot build the {target!r} LLM: {exc}", target) from None
+
+    @tfs_action(
+        alias=ActionAlias(resource="llm_reply", resource_op_type="create"),
+        description="Playground: send edited messages once, to this LLM or another provider/model/parameters, and "
+        "return the exact request sent with the reply (no tools, nothing stored).",
+    )
+    async def aplay(
+        self,
+        messages: Annotated[list[PlayMessage], Field(min_length=1, description="system/user/assistant, last: user")],
+        provider: str | None = None,
+        model: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> PlayReply:
+        user_input, history = _play_turn(messages)
+        llm = self._play_llm(provider, model, params)
+        name = provider or self.provider
+        request = llm.construct_request_params(user_input, history, None)  # what agenerate builds and sends
+        try:
+            reply = await llm.agenerate(user_input, history, None)
+        except LLMError as exc:
+            error = redact_text(f"{type(exc).__name__}: {exc}")
+            return PlayReply(provider=name, model=llm.model, request=redact(request), error=error)
+        return PlayReply(provider=name, model=llm.model, request=redact(request), message=reply.model_dump(mode="json"))
 
     @tfs_action(
         alias=ActionAlias(resource="llm", resource_op_type="config"),

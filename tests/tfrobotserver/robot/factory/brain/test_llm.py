@@ -55,6 +55,35 @@ async def test_a_stored_step_s_request_is_re_rendered_as_that_step_sent_it(api: 
     assert late["errors"][0]["path"] == "step"
 
 
+async def test_the_playground_sends_edited_messages_to_two_models_and_stores_nothing(api: httpx.AsyncClient) -> None:
+    messages = [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": "what about tomorrow?"},
+    ]
+    a = await act(api, "llm", "aplay", {"messages": messages})
+    assert a["message"]["content"] == "Tomorrow looks the same."
+    assert [(m["role"], m["content"]) for m in a["request"]["messages"]] == [
+        (m["role"], m["content"]) for m in messages
+    ]  # the edited messages, in their order, are what was sent
+    echo = await act(api, "llm", "aplay", {"messages": messages[-1:], "params": {"fallback": "Echo: {user}"}})
+    assert echo["message"]["content"] == "Tomorrow looks the same."  # the file's rules still apply
+    ping = await act(
+        api, "llm", "aplay", {"messages": [{"role": "user", "content": "ping"}], "params": {"fallback": "Echo: {user}"}}
+    )
+    assert ping["message"]["content"] == "Echo: ping"
+    b = await act(api, "llm", "aplay", {"messages": messages, "provider": "openai", "model": "gpt-4o"})
+    assert (b["provider"], b["model"], b["request"]["model"]) == ("openai", "gpt-4o", "gpt-4o")
+    assert b["message"] is None
+    assert "key" in b["error"].lower()
+    assert (await act(api, "conversations", "aget_conversations"))["items"] == []
+    last = await refused(api, "llm", "aplay", {"messages": messages[:-1]})
+    assert last["errors"][0]["path"] == "messages"
+    endpoint = await refused(api, "llm", "aplay", {"messages": messages, "params": {"base_url": "http://evil"}})
+    assert "base_url" in endpoint["errors"][0]["message"]
+
+
 async def test_one_real_call_is_not_stored(api: httpx.AsyncClient) -> None:
     reply = await act(api, "llm", "acall", {"message": "what about tomorrow?"})
     assert reply["message"]["content"] == "Tomorrow looks the same."
