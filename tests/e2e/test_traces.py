@@ -294,3 +294,34 @@ def test_chat_enter_sends_steps_once_images_at_size_and_a_stored_conversation_re
     again.get_by_role("button", name="New conversation").click()
     expect(again.locator("[data-turn]")).to_have_count(0)
     expect(again.get_by_test_id("chat-conversation")).to_have_text("New conversation")
+
+
+def test_the_playground_resends_a_step_edited_to_two_models_side_by_side(
+    tpage: Page, traces_server: tuple[str, str]
+) -> None:
+    """From a stored LLM step: its messages prefilled, the user's edited, a system prompt drafted and rendered
+    unsaved, then sent to the robot's model and to the same provider with other parameters, side by side,
+    each with the exact request it sent."""
+    tpage.goto(f"/#/r/demo/traces/{traces_server[1]}")
+    tpage.locator("[data-turn-row='1']").click()
+    tpage.get_by_test_id("turn-detail").locator("[data-llm-step='0']").get_by_role("button", name="Playground").click()
+    play = tpage.get_by_test_id("playground")
+    expect(play.locator("[data-play-message]")).to_have_count(2)  # the system prompt and the question
+    expect(play.get_by_label("Message 2", exact=True)).to_have_value("weather in Paris and Tokyo, chart it")
+    play.get_by_label("Message 2", exact=True).fill("ping")
+    play.get_by_label("Template (unsaved)").fill("Be {{ mood }}.")
+    play.get_by_label("Variables (JSON)").fill('{"mood": "brief"}')
+    play.get_by_role("button", name="Render draft").click()
+    expect(play.get_by_test_id("draft-rendered")).to_have_text("Be brief.")
+    play.get_by_role("button", name="Use as system prompt").click()
+    expect(play.get_by_label("Message 1", exact=True)).to_have_value("Be brief.")
+    play.get_by_label("Compare with a second model").check()
+    play.get_by_label("B parameters (JSON)").fill('{"fallback": "B heard: {user}"}')
+    play.get_by_role("button", name="Send", exact=True).click()
+    b = play.locator("[data-testid='play-outcome'][data-column='B']")
+    expect(b.get_by_test_id("play-reply")).to_have_text("B heard: ping")
+    a = play.locator("[data-testid='play-outcome'][data-column='A']")
+    expect(a.get_by_test_id("play-request")).to_contain_text('"content": "ping"')
+    expect(a.get_by_test_id("play-request")).to_contain_text('"content": "Be brief."')
+    expect(play.get_by_test_id("play-original")).to_contain_text("weather(")
+    shot(tpage, "trace-playground")

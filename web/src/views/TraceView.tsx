@@ -18,6 +18,7 @@ import { api, send as apiFetch } from "../api/client";
 import { safeImageSrc, toText } from "../components/format";
 import { routeHash } from "../route";
 import { FailureNotice } from "./ChatView";
+import { Playground, playMessagesOf } from "./Playground";
 import { type ConsoleStep, type LLMStep, type Step, type ToolStep, type TraceTurn, type TurnFilter, matches, ms, turnsOf, when } from "./traceModel";
 
 type Rec = Record<string, unknown>;
@@ -28,6 +29,7 @@ const CONVERSATIONS_PAGE = 50;
 interface ChatComponents {
   llm: string;
   conversations: string;
+  prompt?: string;
 }
 
 function useChatComponents(robot: string) {
@@ -37,7 +39,9 @@ function useChatComponents(robot: string) {
       const res = await apiFetch(`/api/robots/${enc(robot)}/chat`);
       if (!res.ok) throw new Error(`robot ${robot} has no conversations to explore (HTTP ${res.status})`);
       const body = (await res.json()) as Rec;
-      return { llm: toText(body.llm), conversations: toText(body.conversations) };
+      const out: ChatComponents = { llm: toText(body.llm), conversations: toText(body.conversations) };
+      if (typeof body.prompt === "string" && body.prompt) out.prompt = body.prompt;
+      return out;
     },
     staleTime: Infinity,
   });
@@ -154,7 +158,7 @@ function StepHead(props: { kind: string; label: string; durationMs?: number | un
   );
 }
 
-function LLMCard(props: { step: LLMStep; onRequest: () => void }) {
+function LLMCard(props: { step: LLMStep; onRequest: () => void; onPlay: () => void }) {
   const s = props.step;
   return (
     <Paper withBorder p="xs" data-step="llm" data-llm-step={s.step}>
@@ -177,9 +181,14 @@ function LLMCard(props: { step: LLMStep; onRequest: () => void }) {
         <Code key={c.id} block mt={4}>{`${c.name}(${c.arguments})`}</Code>
       ))}
       {s.scripts > 0 && <Text size="xs" c="dimmed">{`wrote ${s.scripts} TFL script(s): see the console step`}</Text>}
-      <Button size="compact-xs" variant="light" mt={6} onClick={props.onRequest}>
-        Request
-      </Button>
+      <Group gap="xs" mt={6}>
+        <Button size="compact-xs" variant="light" onClick={props.onRequest}>
+          Request
+        </Button>
+        <Button size="compact-xs" variant="light" color="grape" onClick={props.onPlay}>
+          Playground
+        </Button>
+      </Group>
     </Paper>
   );
 }
@@ -216,9 +225,9 @@ function ConsoleCard(props: { step: ConsoleStep }) {
   );
 }
 
-function StepCard(props: { step: Step; onRequest: (step: number) => void }) {
+function StepCard(props: { step: Step; onRequest: (step: number) => void; onPlay: (step: LLMStep) => void }) {
   const s = props.step;
-  if (s.kind === "llm") return <LLMCard step={s} onRequest={() => props.onRequest(s.step)} />;
+  if (s.kind === "llm") return <LLMCard step={s} onRequest={() => props.onRequest(s.step)} onPlay={() => props.onPlay(s)} />;
   if (s.kind === "tool") return <ToolCard step={s} />;
   if (s.kind === "console") return <ConsoleCard step={s} />;
   return (
@@ -230,12 +239,7 @@ function StepCard(props: { step: Step; onRequest: (step: number) => void }) {
 }
 
 function RequestModal(props: { robot: string; llm: string; conversation: string; turn: TraceTurn; step: number | null; onClose: () => void }) {
-  const q = useQuery({
-    queryKey: ["step-request", props.robot, props.conversation, props.turn.msgId, props.step],
-    queryFn: () =>
-      api.invoke(props.robot, props.llm, "astep_request", { conversation_id: props.conversation, msg_id: props.turn.msgId, step: props.step }) as Promise<Rec>,
-    enabled: props.step !== null,
-  });
+  const q = useStepRequest(props.robot, props.llm, props.conversation, props.turn, props.step);
   return (
     <Modal opened={props.step !== null} onClose={props.onClose} size="xl" title={`Request of LLM step ${props.step ?? ""}`}>
       {q.isPending && <Loader size="sm" />}
@@ -259,8 +263,36 @@ function RequestModal(props: { robot: string; llm: string; conversation: string;
   );
 }
 
-function TurnDetail(props: { robot: string; llm: string; conversation: string; turn: TraceTurn }) {
+function useStepRequest(robot: string, llm: string, conversation: string, turn: TraceTurn, step: number | null) {
+  return useQuery({
+    queryKey: ["step-request", robot, conversation, turn.msgId, step],
+    queryFn: () => api.invoke(robot, llm, "astep_request", { conversation_id: conversation, msg_id: turn.msgId, step }) as Promise<Rec>,
+    enabled: step !== null,
+  });
+}
+
+function PlaygroundModal(props: { robot: string; components: ChatComponents; conversation: string; turn: TraceTurn; step: LLMStep | null; onClose: () => void }) {
+  const q = useStepRequest(props.robot, props.components.llm, props.conversation, props.turn, props.step?.step ?? null);
+  return (
+    <Modal opened={props.step !== null} onClose={props.onClose} size="90%" title={`Playground — LLM step ${props.step?.step ?? ""} of turn ${props.turn.index + 1}`}>
+      {q.isPending && <Loader size="sm" />}
+      {q.error && <Alert color="red">{q.error.message}</Alert>}
+      {q.data && props.step && (
+        <Playground
+          robot={props.robot}
+          llm={props.components.llm}
+          prompt={props.components.prompt}
+          original={[props.step.text, ...props.step.toolCalls.map((c) => `${c.name}(${c.arguments})`)].filter(Boolean).join("\n")}
+          initial={playMessagesOf(q.data.request)}
+        />
+      )}
+    </Modal>
+  );
+}
+
+function TurnDetail(props: { robot: string; components: ChatComponents; conversation: string; turn: TraceTurn }) {
   const [requestOf, setRequestOf] = useState<number | null>(null);
+  const [playOf, setPlayOf] = useState<LLMStep | null>(null);
   const t = props.turn;
   return (
     <Stack gap="xs" data-testid="turn-detail" data-turn-id={t.msgId}>
@@ -276,9 +308,10 @@ function TurnDetail(props: { robot: string; llm: string; conversation: string; t
         </Text>
       </Paper>
       {t.steps.map((s, i) => (
-        <StepCard key={i} step={s} onRequest={setRequestOf} />
+        <StepCard key={i} step={s} onRequest={setRequestOf} onPlay={setPlayOf} />
       ))}
-      <RequestModal robot={props.robot} llm={props.llm} conversation={props.conversation} turn={t} step={requestOf} onClose={() => setRequestOf(null)} />
+      <RequestModal robot={props.robot} llm={props.components.llm} conversation={props.conversation} turn={t} step={requestOf} onClose={() => setRequestOf(null)} />
+      <PlaygroundModal robot={props.robot} components={props.components} conversation={props.conversation} turn={t} step={playOf} onClose={() => setPlayOf(null)} />
     </Stack>
   );
 }
@@ -383,7 +416,7 @@ function Timeline(props: { robot: string; components: ChatComponents; conversati
       </Grid.Col>
       <Grid.Col span={7}>
         {selected ? (
-          <TurnDetail robot={robot} llm={props.components.llm} conversation={conversation} turn={selected} />
+          <TurnDetail robot={robot} components={props.components} conversation={conversation} turn={selected} />
         ) : props.turn && loaded ? (
           <Alert color="yellow">{`No turn ${props.turn} in this conversation.`}</Alert>
         ) : (
