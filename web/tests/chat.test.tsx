@@ -8,7 +8,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { ChatView } from "../src/views/ChatView";
+import { ChatView, errorTitle, liveRecord } from "../src/views/ChatView";
 
 afterEach(() => {
   cleanup();
@@ -175,5 +175,20 @@ describe("chat", () => {
     fireEvent.click(screen.getByRole("button", { name: "Approve" }));
     await waitFor(() => expect(screen.getByTestId("confirm-state").textContent).toBe("approved"));
     expect(posted).toEqual(['/api/robots/shop/chat/confirmations/k1 {"approve":true}']);
+  });
+});
+
+describe("chat cards", () => {
+  it("titles an error that is not a provider's in words (a 424 is not 'HTTP 424')", () => {
+    expect(errorTitle(424)).toBe("The robot is not set up for this: a service it depends on failed");
+    expect(errorTitle(599)).toBe("Failed (HTTP 599)");
+  });
+
+  it("turns the chain events that finish a step into live trace records, and only those", () => {
+    const call = { id: "c1", name: "weather", arguments: "{}" };
+    expect(liveRecord({ type: "assistant", message: { role: "assistant", tool_calls: [call] } })).toEqual({ role: "assistant", tool_calls: [call] });
+    expect(liveRecord({ type: "assistant", message: { role: "assistant", content: "the answer" } })).toBeUndefined();
+    expect(liveRecord({ type: "tool_result", result: { call_id: "c1", result: "sunny" } })).toEqual({ role: "tool", tool_reses: [{ call_id: "c1", result: "sunny" }] });
+    expect(liveRecord({ type: "token", text: "x" })).toBeUndefined();
   });
 });
