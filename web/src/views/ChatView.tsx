@@ -17,13 +17,15 @@
  * from the conversations component); "New conversation" starts one. Enter sends, Shift+Enter is a newline.
  * The view is hidden when `GET /api/robots/{robot}/chat` answers 404.
  */
-import { Accordion, Alert, Badge, Button, Code, Group, Image, Paper, Stack, Switch, Text, Textarea } from "@mantine/core";
+import { Accordion, Alert, Badge, Button, Code, Group, Image, Modal, Paper, Stack, Switch, Text, Textarea } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 
 import { ApiError, api, failure, send as apiFetch } from "../api/client";
 import { safeImageSrc, toText } from "../components/format";
 import { routeHash } from "../route";
+import { useChatComponents } from "./chatInfo";
+import { Playground, playMessagesOf } from "./Playground";
 import { when } from "./traceModel";
 
 type Rec = Record<string, unknown>;
@@ -390,6 +392,8 @@ export function ChatView(props: { robot: string; conversation?: string | undefin
   const [busy, setBusy] = useState(false);
   const [conversationId, setConversationId] = useState<string | undefined>(props.conversation);
   const stored = useStoredTurns(props.robot, props.conversation);
+  const components = useChatComponents(props.robot);
+  const [playing, setPlaying] = useState<unknown>(undefined);
   useEffect(() => {
     if (stored.data) setTurns((ts) => (ts.length ? ts : stored.data));
   }, [stored.data]);
@@ -522,7 +526,15 @@ export function ChatView(props: { robot: string; conversation?: string | undefin
                     {t.trace.map((r, j) => (
                       <TraceRecord key={j} record={r} shownScripts={scriptsOf(t.trace.slice(0, j))} />
                     ))}
-                    {t.request !== undefined && <TraceStep kind="provider request" body={JSON.stringify(t.request, null, 2)} code />}
+                    {t.request !== undefined && (
+                      <TraceStep kind="provider request" body={JSON.stringify(t.request, null, 2)} code>
+                        {components.data && (
+                          <Button size="compact-xs" variant="light" color="grape" mt={4} onClick={() => setPlaying(t.request)}>
+                            Open in playground
+                          </Button>
+                        )}
+                      </TraceStep>
+                    )}
                   </Stack>
                 </Accordion.Panel>
               </Accordion.Item>
@@ -530,6 +542,13 @@ export function ChatView(props: { robot: string; conversation?: string | undefin
           )}
         </Paper>
       ))}
+      {components.data && (
+        <Modal opened={playing !== undefined} onClose={() => setPlaying(undefined)} size="90%" title="Playground — the dry run's request">
+          {playing !== undefined && (
+            <Playground robot={props.robot} llm={components.data.llm} prompt={components.data.prompt} original="(a dry run: nothing was sent)" initial={playMessagesOf(playing)} />
+          )}
+        </Modal>
+      )}
       <Textarea
         aria-label="Message"
         placeholder="Message the robot… (Enter sends, Shift+Enter adds a line)"

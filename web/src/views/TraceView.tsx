@@ -14,38 +14,17 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState } from "react";
 
-import { api, send as apiFetch } from "../api/client";
+import { api } from "../api/client";
 import { safeImageSrc, toText } from "../components/format";
 import { routeHash } from "../route";
 import { FailureNotice } from "./ChatView";
+import { type ChatComponents, useChatComponents } from "./chatInfo";
 import { Playground, playMessagesOf } from "./Playground";
 import { type ConsoleStep, type LLMStep, type Step, type ToolStep, type TraceTurn, type TurnFilter, matches, ms, turnsOf, when } from "./traceModel";
 
 type Rec = Record<string, unknown>;
-const enc = encodeURIComponent;
 const MESSAGES_PAGE = 200;
 const CONVERSATIONS_PAGE = 50;
-
-interface ChatComponents {
-  llm: string;
-  conversations: string;
-  prompt?: string;
-}
-
-function useChatComponents(robot: string) {
-  return useQuery({
-    queryKey: ["chat-info", robot],
-    queryFn: async (): Promise<ChatComponents> => {
-      const res = await apiFetch(`/api/robots/${enc(robot)}/chat`);
-      if (!res.ok) throw new Error(`robot ${robot} has no conversations to explore (HTTP ${res.status})`);
-      const body = (await res.json()) as Rec;
-      const out: ChatComponents = { llm: toText(body.llm), conversations: toText(body.conversations) };
-      if (typeof body.prompt === "string" && body.prompt) out.prompt = body.prompt;
-      return out;
-    },
-    staleTime: Infinity,
-  });
-}
 
 /** Milliseconds from `start` to the first frame after `ready` turned true (what a user waits for). */
 function useRenderMs(ready: boolean, start: React.RefObject<number>): number | undefined {
