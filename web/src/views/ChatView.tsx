@@ -392,7 +392,7 @@ export function ChatView(props: { robot: string; conversation?: string | undefin
   const [busy, setBusy] = useState(false);
   const [conversationId, setConversationId] = useState<string | undefined>(props.conversation);
   const stored = useStoredTurns(props.robot, props.conversation);
-  const components = useChatComponents(props.robot);
+  const components = useChatComponents(props.robot, turns.some((t) => t.request !== undefined));
   const [playing, setPlaying] = useState<unknown>(undefined);
   useEffect(() => {
     if (stored.data) setTurns((ts) => (ts.length ? ts : stored.data));

@@ -11,8 +11,10 @@ export interface ChatComponents {
   prompt?: string;
 }
 
-export function useChatComponents(robot: string) {
+/** `enabled` false: not asked yet (the chat asks only once a dry run has a request to open). */
+export function useChatComponents(robot: string, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: ["chat-info", robot],
     queryFn: async (): Promise<ChatComponents> => {
       const res = await apiFetch(`/api/robots/${encodeURIComponent(robot)}/chat`);
