@@ -16,10 +16,11 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr, ValidationError
+from pydantic import AfterValidator, Field, PrivateAttr, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm
+from tfrobot.brain.memory.tables import ID_CHARS
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
@@ -28,6 +29,7 @@ from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import STEP_PREPARER, TURN_PREPARER, Injected, Principal
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.redaction import redact, redact_text
+from tfrobotserver.robot.factory.brain.conversations import no_nul
 from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
 from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
 from tfrobotserver.robot.tools import import_object
@@ -216,8 +218,14 @@ class LLMComponent(ConfigurableMixin):
     async def astep_request(
         self,
         prepare_step: PrepareStep,
-        conversation_id: Annotated[str, Field(min_length=1, description="the stored conversation")],
-        msg_id: Annotated[str, Field(min_length=1, description="the user message that started the turn")],
+        conversation_id: Annotated[
+            str, Field(min_length=1, max_length=ID_CHARS, description="the stored conversation"), AfterValidator(no_nul)
+        ],
+        msg_id: Annotated[
+            str,
+            Field(min_length=1, max_length=ID_CHARS, description="the user message that started the turn"),
+            AfterValidator(no_nul),
+        ],
         step: Annotated[int, Field(ge=0, description="the LLM step of the turn, 0-based as the trace marks it")] = 0,
     ) -> StepRequest:
         llm = self.llm()

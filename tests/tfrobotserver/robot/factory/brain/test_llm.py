@@ -53,6 +53,8 @@ async def test_a_stored_step_s_request_is_re_rendered_as_that_step_sent_it(api: 
     assert unknown["errors"][0]["path"] == "msg_id"
     late = await refused(api, "llm", "astep_request", {"conversation_id": conversation, "msg_id": turns[0], "step": 9})
     assert late["errors"][0]["path"] == "step"
+    nul = await refused(api, "llm", "astep_request", {"conversation_id": "a\x00b", "msg_id": turns[0]})
+    assert nul["errors"][0]["path"] == "conversation_id"  # a 422, not a database error
 
 
 async def test_the_playground_sends_edited_messages_to_two_models_and_stores_nothing(api: httpx.AsyncClient) -> None:
