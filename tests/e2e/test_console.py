@@ -293,7 +293,10 @@ def test_chat_turn_streams_and_shows_tools_console_and_image(page: Page) -> None
     page.get_by_role("button", name="Send").click()
     reply = chat.get_by_test_id("reply").first
     expect(reply).to_contain_text("Paris is 18C and Tokyo 24C", timeout=15_000)
-    chat.get_by_role("button", name=re.compile(r"Trace \(\d+ records\)")).click()
+    # the trace is open: its steps appeared while the turn ran
+    expect(chat.get_by_role("button", name=re.compile(r"Trace \(\d+ records\)"))).to_have_attribute(
+        "aria-expanded", "true"
+    )
     kinds = chat.locator("[data-trace-kind]")
     expect(kinds.first).to_be_visible()
     steps = [kinds.nth(i).get_attribute("data-trace-kind") for i in range(kinds.count())]

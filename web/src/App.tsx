@@ -21,6 +21,7 @@ import { ActionModalHost } from "./components/ActionForm";
 import { navigate, routeHash, useRoute } from "./route";
 import { ChatView, useChatAvailable } from "./views/ChatView";
 import { ConfigView } from "./views/ConfigView";
+import { TraceView } from "./views/TraceView";
 import { ComponentProvider } from "./views/context";
 import { viewFor } from "./views/registry";
 
@@ -124,6 +125,7 @@ export function App() {
         </Stack>
         <ScrollArea style={{ flex: 1 }}>
           {robot && chat && <NavLink label="Chat" active={!!route.chat} href={routeHash({ robot, chat: true })} />}
+          {robot && chat && <NavLink label="Trace explorer" active={!!route.traces} href={routeHash({ robot, traces: true })} />}
           {components.isPending && robot && <Loader size="xs" m="xs" />}
           {components.error && <Text size="xs" c="red">{errorText(components.error)}</Text>}
           {(components.data ?? []).map((c) => (
@@ -144,7 +146,9 @@ export function App() {
       </AppShell.Navbar>
       <AppShell.Main>
         {robot && route.chat && chat ? (
-          <ChatView robot={robot} />
+          <ChatView key={`${robot}/${route.conversation ?? ""}`} robot={robot} conversation={route.conversation} />
+        ) : robot && route.traces && chat ? (
+          <TraceView robot={robot} conversation={route.conversation} turn={route.turn} />
         ) : robot && route.component ? (
           <ActionPage robot={robot} component={route.component} action={route.action} />
         ) : (

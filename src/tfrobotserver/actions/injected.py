@@ -37,6 +37,8 @@ ROBOT = "robot"
 """The `Robot` that owns the component (for actions that use its other components)."""
 TURN_PREPARER = "turn_preparer"
 """The robot's `TurnPreparer` (`tfrobotserver.robot.turn`): its next turn for an input, prepared, not run."""
+STEP_PREPARER = "step_preparer"
+"""The robot's `StepPreparer` (`tfrobotserver.robot.turn`): a stored turn's LLM step, rebuilt."""
 
 _BY_TYPE: dict[Any, str] = {AsyncSession: ASYNC_SESSION, Principal: PRINCIPAL}
 

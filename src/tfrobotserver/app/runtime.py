@@ -31,7 +31,7 @@ from sqlalchemy.schema import CreateColumn
 
 from tfrobot.brain.memory import watch_lost_connections
 from tfrobot.drive.mcp import MCPStartError
-from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER
+from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, STEP_PREPARER, TURN_PREPARER
 from tfrobotserver.app.claims import check_collections, claim_collections
 from tfrobotserver.app.readiness import chat_readiness
 from tfrobotserver.app.settings import ServerSettings
@@ -44,7 +44,7 @@ from tfrobotserver.storage import metadata
 
 logger = logging.getLogger("tfrobotserver")
 
-PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER})
+PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT, STEP_PREPARER, TURN_PREPARER})
 """Context keys the server can inject into action parameters."""
 _STARTUP_LOCK: Final = 0x7466_7365_7276_6572  # "tfserver": one start-up at a time per PostgreSQL database
 logger = logging.getLogger("tfrobotserver")
