@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, sync_playwright
+from playwright.sync_api import Browser, Page, Request, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -33,6 +33,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# Assertions wait as long as actions do: on a loaded two-core machine (eight builders, CI) a table's
+# first page took 5 s, the assertions' default wait.
+expect.set_options(timeout=15_000)
 SCREENSHOTS = Path(os.environ.get("TFROBOT_SCREENSHOTS", ROOT / "build" / "e2e-screenshots"))
 PERF_FILE = ROOT / "build" / "e2e-perf.json"
 

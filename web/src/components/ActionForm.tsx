@@ -11,10 +11,11 @@ import { type ReactNode, createContext, useContext, useEffect, useMemo, useState
 import { type ActionInfo, ApiError, type Conflict, conflictOf } from "../api/client";
 import { type Params, type Scope, type UiResolution, optionsFor, pruneParams, resolveForUi } from "../protocol/resolver";
 import { fieldsOf, titleOf } from "../protocol/schema";
-import { isDestructive, isMutation, useComponent } from "../views/context";
+import { actionTitle, isDestructive, isMutation, useComponent } from "../views/context";
 import { toText } from "./format";
 import { ResultView } from "./ResultView";
 import { FieldRenderer } from "./SchemaForm";
+import { notifyDone } from "./toast";
 
 type ResolutionState = { status: "pending" } | { status: "done"; value: UiResolution } | { status: "error"; message: string };
 
@@ -68,12 +69,31 @@ export function ActionModalHost(props: { children: ReactNode }) {
   return (
     <ModalCtx.Provider value={open}>
       {props.children}
-      <Modal opened={req !== null} onClose={() => setReq(null)} title={req?.action.name} size="lg" keepMounted={false}>
+      <Modal
+        opened={req !== null}
+        onClose={() => setReq(null)}
+        title={req && <ActionHeading action={req.action} />}
+        size="lg"
+        keepMounted={false}
+      >
         {req && (
           <ActionForm key={req.key} action={req.action} scope={req.scope} sources={req.sources} onDone={() => setReq(null)} />
         )}
       </Modal>
     </ModalCtx.Provider>
+  );
+}
+
+/** An action's title with its name beside it (the name is what the API, the logs and the docs use). */
+export function ActionHeading(props: { action: ActionInfo }) {
+  const title = actionTitle(props.action);
+  return (
+    <Group gap="xs" component="span">
+      <Text component="span" fw={600}>
+        {title}
+      </Text>
+      {title !== props.action.name && <Code>{props.action.name}</Code>}
+    </Group>
   );
 }
 
@@ -99,7 +119,7 @@ export function ActionButton(props: { action: ActionInfo; scope: Scopes; sources
         open({ action, scope, sources: props.sources });
       }}
     >
-      {warning ? `⚠ ${action.name}` : action.name}
+      {warning ? `⚠ ${actionTitle(action)}` : actionTitle(action)}
     </Button>
   );
   if (!reason) return button;
@@ -157,7 +177,10 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
     setErrors({});
     try {
       const out = await ctx.invoke(action.name, pruneParams(sent, fields));
-      if (isMutation(action)) await ctx.afterMutation(action, props.sources ?? []);
+      if (isMutation(action)) {
+        await ctx.afterMutation(action, props.sources ?? []);
+        notifyDone(action);
+      }
       setResult({ value: out });
       if (isMutation(action) && props.onDone) props.onDone();
     } catch (err) {
@@ -166,7 +189,15 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
         setConflict(stale);
         return;
       }
-      if (err instanceof ApiError && err.status === 422 && Object.keys(err.fields).length) setErrors(err.fields);
+      if (err instanceof ApiError && err.status === 422 && Object.keys(err.fields).length) {
+        // Each message once, where it belongs: on its field; only what no field shows goes in the alert.
+        const known = new Set(fields.map((f) => f.name));
+        const entries = Object.entries(err.fields);
+        setErrors(Object.fromEntries(entries.filter(([k]) => known.has(k))));
+        const elsewhere = entries.filter(([k]) => !known.has(k)).flatMap(([k, ms]) => ms.map((m) => (k ? `${k}: ${m}` : m)));
+        setFailure(elsewhere.length ? elsewhere.join("; ") : null);
+        return;
+      }
       setFailure(err instanceof Error ? err.message : String(err));
     } finally {
       setRunning(false);
@@ -200,7 +231,7 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
       .map(([k, v]) => `${k}=${toText(v)}`)
       .join(", ");
     modals.openConfirmModal({
-      title: `Confirm ${action.name}`,
+      title: `Confirm: ${actionTitle(action)}`,
       children: <Text size="sm">{`This cannot be undone. Run ${action.name} with ${shown || "no parameters"}?`}</Text>,
       labels: { confirm: "Delete", cancel: "Cancel" },
       confirmProps: { color: "red" },
@@ -208,7 +239,6 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
     });
   };
 
-  const formError = errors[""]?.join("; ");
   return (
     <Stack gap="sm" data-form={action.name}>
       {action.description && !props.standalone && (
@@ -251,7 +281,7 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
       ))}
       {failure && (
         <Alert color="red" title="Request failed" role="alert">
-          {formError ? `${failure}: ${formError}` : failure}
+          {failure}
         </Alert>
       )}
       {conflict && (
