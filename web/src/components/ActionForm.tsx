@@ -6,11 +6,12 @@
  */
 import { Alert, Badge, Button, Code, Collapse, Group, Loader, Modal, Stack, Text, Tooltip } from "@mantine/core";
 import { modals } from "@mantine/modals";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, createContext, useContext, useEffect, useMemo, useState } from "react";
 
-import { type ActionInfo, ApiError, type Conflict, conflictOf } from "../api/client";
+import { type ActionInfo, ApiError, type Conflict, api, conflictOf } from "../api/client";
 import { type Params, type Scope, type UiResolution, optionsFor, pruneParams, resolveForUi } from "../protocol/resolver";
-import { fieldsOf, titleOf } from "../protocol/schema";
+import { type FieldInfo, fieldsOf, titleOf } from "../protocol/schema";
 import { actionTitle, isDestructive, isMutation, useComponent } from "../views/context";
 import { toText } from "./format";
 import { ResultView } from "./ResultView";
@@ -144,6 +145,23 @@ export function ActionButtons(props: { names: string[] | undefined; scope: Scope
   );
 }
 
+/**
+ * A config action's form starts from the component's configuration in effect: its scalar and list
+ * values (a template, a provider, a model). Objects (`params`, `defaults`) start empty: the config
+ * actions keep them when they are not sent, and a stored one may hold deployment settings that are
+ * not writable over HTTP.
+ */
+function configValues(config: unknown, fields: FieldInfo[]): Params {
+  if (!config || typeof config !== "object") return {};
+  const c = config as Record<string, unknown>;
+  const out: Params = {};
+  for (const f of fields) {
+    const v = c[f.name];
+    if (v !== null && v !== undefined && (typeof v !== "object" || Array.isArray(v))) out[f.name] = v;
+  }
+  return out;
+}
+
 export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?: string[]; standalone?: boolean; onDone?: () => void }) {
   const { action, scope } = props;
   const ctx = useComponent();
@@ -157,12 +175,24 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
   const [running, setRunning] = useState(false);
   const [showScope, setShowScope] = useState(false);
 
+  const client = useQueryClient();
+  const isConfig = action.alias?.resourceOpType === "config";
+  const components = useQuery({
+    queryKey: ["components", ctx.robot],
+    queryFn: () => api.components(ctx.robot),
+    enabled: isConfig,
+  });
+  const configWait = isConfig && components.isPending;
+  const config = components.data?.find((c) => c.name === ctx.component)?.config;
+
   const resolution = state.status === "done" ? state.value : undefined;
   useEffect(() => {
-    if (resolution) setValues({ ...resolution.params });
-  }, [resolution]);
+    if (!resolution || configWait) return;
+    const resolved = Object.fromEntries(Object.entries(resolution.params).filter(([, v]) => v !== null && v !== undefined));
+    setValues({ ...(isConfig ? configValues(config, fields) : {}), ...resolved });
+  }, [resolution, configWait, isConfig, config, fields]);
 
-  if (state.status === "pending" || (resolution && values === null)) return <Loader size="sm" aria-label="Resolving parameters" />;
+  if (state.status === "pending" || configWait || (resolution && values === null)) return <Loader size="sm" aria-label="Resolving parameters" />;
   if (state.status === "error") return <Alert color="red">{state.message}</Alert>;
   const r = resolution as UiResolution;
   const current = values ?? {};
@@ -179,6 +209,7 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
       const out = await ctx.invoke(action.name, pruneParams(sent, fields));
       if (isMutation(action)) {
         await ctx.afterMutation(action, props.sources ?? []);
+        if (isConfig) await client.invalidateQueries({ queryKey: ["components", ctx.robot] });
         notifyDone(action);
       }
       setResult({ value: out });
