@@ -47,7 +47,7 @@ def _free_port() -> int:
 
 
 def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, headers: dict[str, str]) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90  # a first start seeds its stores: 22 s seen at a load of 13 on two cores
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"tfrobot serve exited with {proc.returncode}:\n{log.read_text()}")
@@ -57,7 +57,7 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, headers: 
                     return
         except OSError:
             time.sleep(0.1)
-    raise RuntimeError(f"tfrobot serve did not answer at {url} in 30 s:\n{log.read_text()}")
+    raise RuntimeError(f"tfrobot serve did not answer at {url} in 90 s:\n{log.read_text()}")
 
 
 READ_TOKEN = "e2e-reader-token-0123456789"
