@@ -3,6 +3,7 @@ import {
   Alert,
   AppShell,
   Badge,
+  Code,
   Group,
   Loader,
   NavLink,
@@ -22,7 +23,7 @@ import { navigate, routeHash, useRoute } from "./route";
 import { ChatView, useChatAvailable } from "./views/ChatView";
 import { ConfigView } from "./views/ConfigView";
 import { TraceView } from "./views/TraceView";
-import { ComponentProvider } from "./views/context";
+import { ComponentProvider, actionTitle } from "./views/context";
 import { viewFor } from "./views/registry";
 
 function errorText(err: unknown): string {
@@ -58,7 +59,8 @@ function ActionNav(props: { robot: string; component: string; current?: string |
       {[...q.data].sort((a, b) => order(a) - order(b)).map((a) => (
         <NavLink
           key={a.name}
-          label={a.name}
+          label={actionTitle(a)}
+          title={a.name}
           description={a.description ?? undefined}
           active={a.name === props.current}
           rightSection={<Badge size="xs" variant="light" color={viewFor(a).name === "form" ? "gray" : "indigo"}>{viewFor(a).name}</Badge>}
@@ -80,7 +82,9 @@ function ActionPage(props: { robot: string; component: string; action?: string |
         {action ? (
           <Stack gap="xs">
             <Group gap="xs">
-              <Title order={4}>{action.name}</Title>
+              <Title order={4}>
+                {actionTitle(action)} <Code fz="sm">{action.name}</Code>
+              </Title>
               {action.alias?.category && <Badge>{action.alias.category}</Badge>}
               {action.alias?.resource && <Badge variant="outline">{`${action.alias.resource} · ${action.alias.resourceOpType ?? ""}`}</Badge>}
             </Group>

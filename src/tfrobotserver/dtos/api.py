@@ -46,6 +46,7 @@ class ActionInfo(HttpModel):
     """Everything a console needs to render and call one action."""
 
     name: str
+    title: str = Field(description="what a console calls the action (`@tfs_action(title=…)`, else the name in words)")
     alias: ActionAliasInfo
     description: str
     params_schema: dict[str, Any]

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, PrivateAttr, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm
+from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm, providers
 from tfrobot.brain.memory.tables import ID_CHARS
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
 from tfrobotserver.actions.alias import ActionAlias
@@ -42,6 +42,20 @@ Prepare = Annotated[TurnPreparer, Injected(TURN_PREPARER)]
 PrepareStep = Annotated[StepPreparer, Injected(STEP_PREPARER)]
 Message = Annotated[str, Field(min_length=1, description="the new user input")]
 ConversationId = Annotated[str | None, Field(description="continue this conversation (its history is recalled)")]
+
+
+def _known_providers(schema: dict[str, Any]) -> None:
+    """The providers registered when the schema is made, as the string branch's choices (a console
+    shows a select); a name outside them is refused anyway, when the LLM is built."""
+    for branch in schema.get("anyOf", []):
+        if branch.get("type") == "string":
+            branch["enum"] = sorted(providers())
+
+
+Provider = Annotated[
+    str | None,
+    Field(description="a registered provider (its LLM is built to check)", json_schema_extra=_known_providers),
+]
 
 
 class LLMRequest(HttpModel):
@@ -295,7 +309,7 @@ class LLMComponent(ConfigurableMixin):
         self,
         async_session: AsyncSession,
         principal: Principal,
-        provider: str | None = None,
+        provider: Provider = None,
         model: str | None = None,
         params: dict[str, Any] | None = None,
     ) -> ConfigUpdate:

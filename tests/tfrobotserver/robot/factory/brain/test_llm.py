@@ -7,6 +7,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from tfrobot.brain.chain.llms import providers
 from tfrobotserver.robot.base import Robot
 from tfrobotserver.robot.factory.brain.llm import LLMComponent
 from tfrobotserver.robot.factory.config_mixin import SessionDocumentStore
@@ -218,3 +219,12 @@ async def test_a_rule_pattern_re2_cannot_compile_is_refused_and_nothing_changes(
     turn = await api.post("/api/robots/demo/chat", json={"message": "weather in Paris and Tokyo?"})
     assert turn.status_code == 200, turn.text
     assert (await act(api, "llm", "aget_config_changes"))["total"] == 0
+
+
+def test_the_provider_is_one_of_the_registered_ones_in_the_schema() -> None:
+    """A console shows the provider as a select of the registered providers (still optional)."""
+    provider = LLMComponent.tfs_bound_actions()["aset_llm"].params_schema["properties"]["provider"]
+    branches = {b.get("type"): b for b in provider["anyOf"]}
+    assert branches["string"]["enum"] == sorted(providers())
+    assert {"scripted", "openai"} <= set(branches["string"]["enum"])
+    assert branches["null"] == {"type": "null"}
