@@ -404,9 +404,7 @@ class AnthropicChat(ChatLLM):
         # (the stop reason comes in `message_delta`, near the end)
         reason = state.stop_reason
         usage = self._usage(state.usage, state.served)
-        return self._stream_end(
-            reason, _finish_reason(reason), usage, state.served or state.model, state.response_id
-        )
+        return self._stream_end(reason, _finish_reason(reason), usage, state.served or state.model, state.response_id)
 
     # ----------------------------------------------------------------------------------- responses
     def parse_response(self, raw: Any) -> AssistantTextMessage:
