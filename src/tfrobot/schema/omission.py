@@ -24,8 +24,3 @@ IS_NONE: Final[Callable[[Any], bool]] = partial(operator.is_, None)
 IS_EMPTY: Final[Callable[[Any], bool]] = operator.not_
 """For a field whose default is the empty value of its only type: "", 0, False, [] or {} (never for a field
 that may also hold None: None is empty too, and would load as the empty value)."""
-
-
-def equals(default: object) -> Callable[[Any], bool]:
-    """For a field whose default is `default` (e.g. the literal `type` of a tool call)."""
-    return partial(operator.eq, default)

@@ -41,9 +41,8 @@ def test_v3_records_round_trip_byte_for_byte(case: dict[str, Any]) -> None:
     msg.to_llm_request()
 
 
-_NO_INFORMATION: tuple[object, ...] = (None, "", [], {}, False, 0, "function", {"records": []})
-"""The defaults v3 leaves out (`tfrobot.schema.omission`): "function" is a tool call's only `type`, and
-`{"records": []}` a user message's empty trace."""
+_NO_INFORMATION: tuple[object, ...] = (None, "", [], {}, False, 0, {"records": []})
+"""The defaults v3 leaves out (`tfrobot.schema.omission`); `{"records": []}` is a user message's empty trace."""
 
 
 def _lost(old: Any, new: Any, reasoning: object, path: str = "") -> list[str]:

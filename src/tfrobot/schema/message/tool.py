@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tfrobot.schema.message.msg_part import MsgPart
-from tfrobot.schema.omission import IS_EMPTY, IS_NONE, equals
+from tfrobot.schema.omission import IS_EMPTY, IS_NONE
 
 
 class ToolCall(BaseModel):
@@ -23,7 +23,7 @@ class ToolCall(BaseModel):
     id: str = Field(description="The provider's call id; tool results refer to it.")
     name: str = Field(description="Name of the tool to call.")
     arguments: str = Field(default="{}", description="JSON object text of the arguments, as generated.")
-    type: Literal["function"] = Field(default="function", exclude_if=equals("function"))
+    type: Literal["function"] = "function"
 
     def parsed_arguments(self) -> dict[str, Any]:
         """The arguments as a dict; raises ValueError naming the call when they are not a JSON object."""

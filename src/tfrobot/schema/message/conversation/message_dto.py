@@ -14,16 +14,18 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import (
     AnyUrl,
     Field,
+    GetCoreSchemaHandler,
     SerializerFunctionWrapHandler,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
     field_serializer,
-    field_validator,
 )
+from pydantic_core import CoreSchema, core_schema
 
 from tfrobot.schema.message.base import BaseMessage, content_text
 from tfrobot.schema.message.conversation.trace import IntermediateTrace
 from tfrobot.schema.message.discriminator import DEFAULT_TAG, DISPATCH, get_discriminator_value
+from tfrobot.schema.message.list_or_tuple import ListOrTuple
 from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMUserMessage
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.msg_part import (
@@ -157,7 +159,7 @@ class HistoryMessage(UserMessage):
     """A forwarded piece of another conversation: its messages, nested."""
 
     msg_type: Literal["history"] = "history"
-    content: Sequence[BaseMessage]
+    content: ListOrTuple[BaseMessage]
 
     def to_llm_request(self) -> LLMUserMessage:
         parts: list[MsgPart] = [TextUserMsgPart(text="[forwarded conversation]")]
@@ -192,6 +194,46 @@ def _shared_block(text: str | None, blocks: list[ReasoningBlock]) -> int | None:
     return with_text[0] if block.type == "thinking" and block.text == text else None
 
 
+def _text_from_record(blocks: list[ReasoningBlock], info: ValidationInfo) -> list[ReasoningBlock]:
+    """JSON input: a thinking block without `text` is the one `_reasoning_once` wrote without it."""
+    text = info.data.get("reasoning_content")
+    if text:
+        for block in blocks:
+            if block.type == "thinking" and "text" not in block.model_fields_set:
+                block.text = text
+                break
+    return blocks
+
+
+def _text_from_python(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    """Python input: only a block given as a dict without `text` (a stored record read as Python data) is that
+    block; a `ReasoningBlock` built without text (a Gemini thought signature) keeps its empty text."""
+    blocks = handler(value)
+    text = info.data.get("reasoning_content")
+    if text and isinstance(value, list):
+        for raw, block in zip(value, blocks, strict=True):
+            if isinstance(raw, dict) and "text" not in raw and block.type == "thinking":
+                block.text = text
+                break
+    return blocks
+
+
+class _SharedText:
+    """Gives the thinking block stored without `text` (see `_reasoning_once`) the `reasoning_content`, which
+    is validated before it. Records written before always had the key, so they load as they were.
+
+    JSON input is checked after validation, on the blocks (a missing key leaves `text` out of the block's
+    `model_fields_set`): looking at the raw input would make pydantic-core convert it to Python first."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        blocks = handler(source)
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.with_info_after_validator_function(_text_from_record, blocks),
+            python_schema=core_schema.with_info_wrap_validator_function(_text_from_python, blocks),
+        )
+
+
 class AssistantTextMessage(AssistantMessage):
     """The LLM's reply: text, reasoning, tool calls and TFL scripts, with what the provider reported."""
 
@@ -200,7 +242,7 @@ class AssistantTextMessage(AssistantMessage):
     reasoning_content: str | None = Field(
         default=None, exclude_if=IS_NONE, description="Reasoning text (DeepSeek, Doubao, display)."
     )
-    reasoning_blocks: list[ReasoningBlock] = Field(
+    reasoning_blocks: Annotated[list[ReasoningBlock], _SharedText] = Field(
         default_factory=list,
         exclude_if=IS_EMPTY,
         description="Native reasoning blocks with signatures, for replay to their provider. In JSON, the text of "
@@ -226,29 +268,13 @@ class AssistantTextMessage(AssistantMessage):
     def _reasoning_once(self, blocks: list[ReasoningBlock], handler: SerializerFunctionWrapHandler) -> Any:
         """Store the reasoning text once: when one thinking block holds all of it and `reasoning_content` is
         that text (a reply from Anthropic or Gemini), the block is written without its `text`, which
-        `_shared_text` restores from `reasoning_content` on load. Every other block keeps its `text`, even an
+        `_SharedText` restores from `reasoning_content` on load. Every other block keeps its `text`, even an
         empty one, so a block without the key can only be this one."""
         dumped = handler(blocks)
         shared = _shared_block(self.reasoning_content, blocks)
         if shared is not None:
             del dumped[shared]["text"]
         return dumped
-
-    @field_validator("reasoning_blocks", mode="wrap")
-    @classmethod
-    def _shared_text(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
-        """Give the thinking block stored without `text` (see `_reasoning_once`) the `reasoning_content`.
-
-        Only a block that arrives as a record without the key gets it: a `ReasoningBlock` built in Python
-        without text (a Gemini signature) keeps its empty text. Records written before always had the key."""
-        blocks = handler(value)
-        text = info.data.get("reasoning_content")
-        if text and isinstance(value, list):
-            for raw, block in zip(value, blocks, strict=True):
-                if isinstance(raw, dict) and "text" not in raw and block.type == "thinking":
-                    block.text = text
-                    break
-        return blocks
 
     def to_llm_request(self) -> LLMAssistantMessage:
         fields = self.__dict__  # (one attribute read, then dict lookups: this runs for every reply of every request)
