@@ -187,11 +187,16 @@ def _shared_block(text: str | None, blocks: list[ReasoningBlock]) -> int | None:
     """The index of the one block with text, when it is a thinking block whose text is all of `text`."""
     if not text:
         return None
-    with_text = [i for i, block in enumerate(blocks) if block.text]
-    if len(with_text) != 1:
+    found = None
+    for index, block in enumerate(blocks):
+        if block.text:
+            if found is not None:
+                return None
+            found = index
+    if found is None:
         return None
-    block = blocks[with_text[0]]
-    return with_text[0] if block.type == "thinking" and block.text == text else None
+    block = blocks[found]
+    return found if block.type == "thinking" and block.text == text else None
 
 
 def _text_from_record(blocks: list[ReasoningBlock], info: ValidationInfo) -> list[ReasoningBlock]:
