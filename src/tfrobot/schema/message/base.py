@@ -31,7 +31,6 @@ from pydantic_core import CoreSchema
 from tfrobot.schema.message.console import ConsoleResult
 from tfrobot.schema.message.discriminator import adapter, has_descendants, message_union_schema, own_build, register
 from tfrobot.schema.message.errors import MessageContractError
-from tfrobot.schema.message.list_or_tuple import ListOrTuple
 from tfrobot.schema.message.llms.llm_requests import (
     LLMFunctionMessage,
     LLMMessage,
@@ -91,14 +90,14 @@ class BaseMessage(BaseModel):
     tool_calls: list[ToolCall] | None = Field(
         default=None, exclude_if=IS_NONE, description="Tool calls requested by the LLM."
     )
-    tool_reses: ListOrTuple[str | ToolReturn] | None = Field(
+    tool_reses: Sequence[str | ToolReturn] | None = Field(
         default=None, exclude_if=IS_NONE, description="Tool results (role=tool)."
     )
     function_call: FunctionCall | None = Field(
         default=None, exclude_if=IS_NONE, description="Legacy OpenAI function call."
     )
     function_res: FunctionReturn | None = Field(default=None, exclude_if=IS_NONE, description="Legacy function result.")
-    console_reses: ListOrTuple[str | ConsoleResult] | None = Field(
+    console_reses: Sequence[str | ConsoleResult] | None = Field(
         default=None, exclude_if=IS_NONE, description="TFL interpreter output (role=console)."
     )
     tfl_scripts: list[str] | None = Field(

@@ -25,7 +25,6 @@ from pydantic_core import CoreSchema, core_schema
 from tfrobot.schema.message.base import BaseMessage, content_text
 from tfrobot.schema.message.conversation.trace import IntermediateTrace
 from tfrobot.schema.message.discriminator import DEFAULT_TAG, DISPATCH, get_discriminator_value
-from tfrobot.schema.message.list_or_tuple import ListOrTuple
 from tfrobot.schema.message.llms.llm_requests import LLMAssistantMessage, LLMUserMessage
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.msg_part import (
@@ -159,7 +158,7 @@ class HistoryMessage(UserMessage):
     """A forwarded piece of another conversation: its messages, nested."""
 
     msg_type: Literal["history"] = "history"
-    content: ListOrTuple[BaseMessage]
+    content: Sequence[BaseMessage]
 
     def to_llm_request(self) -> LLMUserMessage:
         parts: list[MsgPart] = [TextUserMsgPart(text="[forwarded conversation]")]
