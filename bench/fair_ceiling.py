@@ -49,7 +49,7 @@ from harness.machine import header, load_average
 from harness.peers import PEERS, Peer, same_types
 from harness.timing import Op, interleaved, median, paired_ratios, peak_heap
 from harness.workload import count_tfrobot, message_count, tfrobot_conversation, tfrobot_question
-from tfrobot.brain.chain.llms import AnthropicChat, OpenAIChat
+from tfrobot.brain.chain.llms import AnthropicChat, OpenAIChat, PromptCache
 from tfrobot.schema.message import BaseMessage, Message, UserMessage
 
 TFROBOT_ADAPTER: TypeAdapter[list[BaseMessage]] = TypeAdapter(list[Message])
@@ -83,7 +83,8 @@ class Contenders:
     def __init__(self, n: int) -> None:
         self.history, self.question = tfrobot_conversation(n), tfrobot_question(n)
         self.ceiling_history, self.ceiling_question = ceiling_conversation(n), ceiling_question(n)
-        self.openai, self.anthropic = OpenAIChat(), AnthropicChat()
+        # The conversion is compared, so no cache breakpoints: neither the ceiling nor the peers place them.
+        self.openai, self.anthropic = OpenAIChat(), AnthropicChat(prompt_cache=PromptCache(enabled=False))
         self.arguments = [
             call.arguments
             for msg in self.ceiling_history

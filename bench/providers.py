@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness.timing import clock, interleaved, paired_ratios
-from tfrobot.brain.chain.llms import AnthropicChat, ChatLLM, OpenAIChat
+from tfrobot.brain.chain.llms import AnthropicChat, ChatLLM, OpenAIChat, PromptCache
 from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolCall, ToolReturn
 
@@ -397,7 +397,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     history, current = tfrobot_history(sizes.turns)
     plain = dict_history(data)
     models = model_history(data)
-    openai, anthropic = OpenAIChat(), AnthropicChat()
+    # The conversion is compared, so no cache breakpoints: neither the ceiling nor the peers place them.
+    openai, anthropic = OpenAIChat(), AnthropicChat(prompt_cache=PromptCache(enabled=False))
     rows: dict[str, dict[str, Callable[[], Any]]] = {
         "openai": {
             CEILING: lambda: models_to_openai(models),
