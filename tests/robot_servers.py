@@ -49,14 +49,66 @@ def action(url: str, robot: str, component: str, name: str, params: Any = None) 
     return body
 
 
-@contextmanager
-def serve_robots(config: Path, robots: Mapping[str, str], env: Mapping[str, str | None]) -> Iterator[str]:
-    """`tfrobot serve --config config` serving `robots` (file name → YAML) with its data in `config/data`,
-    the environment `env` on top of this one (None: the variable removed); yields the base URL, stops the
-    server afterwards."""
+def write_config(config: Path, robots: Mapping[str, str], settings: str = "") -> None:
+    """Write `robots` (file name → YAML) and a `server.toml` with the data in `config/data` plus `settings`."""
     for name, text in robots.items():
         (config / name).write_text(text, encoding="utf-8")
-    (config / "server.toml").write_text(f"data_dir = {json.dumps(str(config / 'data'))}\n")
+    (config / "server.toml").write_text(f"data_dir = {json.dumps(str(config / 'data'))}\n{settings}")
+
+
+def serve_fails(
+    config: Path,
+    robots: Mapping[str, str],
+    *,
+    settings: str = "",
+    port: int | None = None,
+    env: Mapping[str, str | None] | None = None,
+) -> str:
+    """`tfrobot serve` of `robots` that must exit by itself with code 2 (a start-up error) within 30 s; its
+    output. One that starts instead is stopped and fails the test with what it answered."""
+    write_config(config, robots, settings)
+    given, port = port, port or free_port()
+    proc = subprocess.Popen(
+        [str(TFROBOT), "serve", "--port", str(port), "--config", str(config)],
+        cwd=ROOT,
+        env=_environment(env or {}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while proc.poll() is None and time.monotonic() < deadline:
+        # a server answering on a port of its own: it started (a given port may be another server's)
+        if given is None and _answers(url) and proc.poll() is None:
+            proc.terminate()
+            break
+        time.sleep(0.2)
+    try:
+        out, _ = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    assert proc.returncode == 2, f"exit code {proc.returncode} (2: a start-up error):\n{out.decode()}"
+    return out.decode()
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(f"{url}/api/robots", headers=AUTH), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@contextmanager
+def serve_robots(
+    config: Path, robots: Mapping[str, str], env: Mapping[str, str | None], *, settings: str = ""
+) -> Iterator[str]:
+    """`tfrobot serve --config config` serving `robots` (file name → YAML) with its data in `config/data`
+    (`settings`: more `server.toml` lines), the environment `env` on top of this one (None: the variable
+    removed); yields the base URL, stops the server afterwards."""
+    write_config(config, robots, settings)
     port = free_port()
     log = config / "serve.log"
     with log.open("wb") as out:

@@ -116,7 +116,7 @@ def test_a_missing_key_is_said_before_the_first_turn(tmp_path: Path, monkeypatch
     monkeypatch.delenv(KEY_ENV["openai"], raising=False)
     bot = tmp_path / "bot.yaml"
     bot.write_text(robot_file("bot", "openai", f"http://127.0.0.1:{closed_port()}/v1"), encoding="utf-8")
-    out = _chat("--robot", str(bot), "-m", "hi")
+    out = _chat("--robot", str(bot), "-m", "hi", code=1)  # the last turn failed (issue 13: it exited 0)
     assert "cannot chat yet: llm (openai): openai: no API key: OPENAI_API_KEY is not set" in out
     assert "✗ openai: no API key: OPENAI_API_KEY is not set" in out
     assert "  fix: set OPENAI_API_KEY in the environment of the server" in out
@@ -131,10 +131,29 @@ def test_config_mistakes_are_one_line(tmp_path: Path) -> None:
     assert out.output.count("\n") == 1  # one line, no traceback
 
 
+def test_a_start_up_failure_is_one_line_and_exit_code_2(tmp_path: Path) -> None:
+    """Regression (issue 13): an MCP server that did not start printed a traceback."""
+    bot = tmp_path / "bot.yaml"
+    bot.write_text("name: bot\ntools:\n  - {mcp: ghost, command: /nonexistent/server}\n", encoding="utf-8")
+    out = _chat("--robot", str(bot), "-m", "hi", code=2)
+    assert out.startswith(f"cannot chat: {bot} (tools): tools[0]: MCP server 'ghost' (/nonexistent/server) did not")
+
+
+def test_the_exit_code_is_the_last_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed turn followed by a good one exits 0; a good one followed by a failed one exits 1."""
+    monkeypatch.delenv(KEY_ENV["openai"], raising=False)
+    _chat("-m", "tomorrow?", "-m", "tomorrow?")
+    bot = tmp_path / "bot.yaml"
+    bot.write_text(robot_file("bot", "openai", f"http://127.0.0.1:{closed_port()}/v1"), encoding="utf-8")
+    _chat("--robot", str(bot), "-m", "hi", "-m", "again", code=1)
+
+
 def test_another_robots_conversation_is_refused_and_the_session_stops(tmp_path: Path) -> None:
     demo_conversation = _conversation(_chat("-m", "tomorrow?"))
     (tmp_path / "other.yaml").write_text("name: other\n", encoding="utf-8")
-    out = _chat("--robot", str(tmp_path / "other.yaml"), "--conversation", demo_conversation, "-m", "hi", "-m", "hi")
+    out = _chat(
+        "--robot", str(tmp_path / "other.yaml"), "--conversation", demo_conversation, "-m", "hi", "-m", "hi", code=1
+    )
     assert f"✗ no conversation '{demo_conversation}' in scope 'other'" in out
     assert "You said" not in out  # neither turn ran
     assert "continue with" not in out

@@ -106,6 +106,8 @@ class Session:
 
     def __init__(self, conversation_id: str | None = None) -> None:
         self.conversation_id = conversation_id
+        self.last_failed = False
+        """Whether the last turn failed (or could not run): `tfrobot chat` then exits 1, for scripts."""
 
 
 async def chat(messages: Iterable[str], *, console: Console, brain: Brain, session: Session) -> None:
@@ -114,9 +116,11 @@ async def chat(messages: Iterable[str], *, console: Console, brain: Brain, sessi
     renderer = ChatRenderer(console)
     for text in messages:
         user = TextMessage(content=text, conversation_id=session.conversation_id)
+        session.last_failed = True
         try:
             async for event in brain.stream(user):
                 renderer.show(event)
+            session.last_failed = False
         except ConversationNotFound as exc:
             console.print(f"[red]✗ {escape(str(exc))}[/red]", soft_wrap=True)
             session.conversation_id = None  # nothing of it to continue here

@@ -7,13 +7,15 @@ server (layer rule); the demo is imported lazily from `tfrobot.__main__`.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import gc
 import ipaddress
 import json
 import os
 import secrets
-from collections.abc import Iterator
+import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,6 +27,7 @@ from rich.console import Console
 from tfrobot.brain.memory import MemoryStoreError
 from tfrobot.telemetry.switch import ENABLE_ENV
 from tfrobotserver.app.factory import configured_robots, create_app
+from tfrobotserver.app.runtime import StartupError
 from tfrobotserver.app.settings import ServerSettings, host_name, load_settings
 from tfrobotserver.app.telemetry import enable_tracing
 from tfrobotserver.redaction import redact_text
@@ -131,27 +134,30 @@ def serve(
                 "database_url in server.toml to PostgreSQL (postgresql+asyncpg://…), or serve with one worker"
             )
         secret_file = settings.resolved_data_dir() / LOCAL_TOKEN_FILE
-        if secret is not None:
-            write_local_secret(secret_file, secret)
+        sock = _bind(bind_host, bind_port)
     except (OSError, ValueError, TypeError, ImportError) as exc:  # config mistakes: say what, not a traceback
         _console.print(f"[red]cannot start: {exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
-    if not settings.tokens:
-        who = "API calls need this start's local secret" if secret else "every local process can read and write"
-        notes.append(f"no token configured: local mode, loopback only; {who}")
-    for note in notes:
-        _console.print(f"[yellow]{note}[/yellow]")
-    shown = f"[{bind_host}]" if ":" in bind_host else bind_host
-    _console.print(f"TFRobotServer on [bold]http://{shown}:{bind_port}[/bold]  (API docs: /docs)")
-    if secret is not None:
-        _console.print(f"console: [bold]http://{shown}:{bind_port}/#token={secret}[/bold]", soft_wrap=True)
-        _console.print(
-            f"local secret (API calls send `Authorization: Bearer <it>`): {secret_file}, readable by you only",
-            soft_wrap=True,
-        )
-    _console.print(f"data: {redact_text(settings.resolved_database_url())}")
-    if traced:
-        _console.print("telemetry: OpenTelemetry traces exported (docs/telemetry.md)")
+
+    def announce() -> None:
+        """What the user needs once the server is up: the notes, the address, the console link."""
+        if not settings.tokens:
+            who = "API calls need this start's local secret" if secret else "every local process can read and write"
+            notes.append(f"no token configured: local mode, loopback only; {who}")
+        for note in notes:
+            _console.print(f"[yellow]{note}[/yellow]")
+        shown = f"[{bind_host}]" if ":" in bind_host else bind_host
+        _console.print(f"TFRobotServer on [bold]http://{shown}:{bind_port}[/bold]  (API docs: /docs)")
+        if secret is not None:
+            _console.print(f"console: [bold]http://{shown}:{bind_port}/#token={secret}[/bold]", soft_wrap=True)
+            _console.print(
+                f"local secret (API calls send `Authorization: Bearer <it>`): {secret_file}, readable by you only",
+                soft_wrap=True,
+            )
+        _console.print(f"data: {redact_text(settings.resolved_database_url())}")
+        if traced:
+            _console.print("telemetry: OpenTelemetry traces exported (docs/telemetry.md)")
+
     options: dict[str, Any] = {
         "host": bind_host,
         "port": bind_port,
@@ -160,11 +166,15 @@ def serve(
         "log_config": _log_config(),
     }
     if workers == 1:
-        # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
-        # collection under load pauses every request for ~14 ms instead of ~105 ms (README, Reliability).
-        gc.freeze()
-        uvicorn.run(api, **options)
+        server = uvicorn.Server(uvicorn.Config(api, **options))
+        code = asyncio.run(_serve_bound(api, server, sock, announce, secret_file if secret else None, secret))
+        if code:
+            raise typer.Exit(code)
         return
+    sock.close()  # the port was free; uvicorn's supervisor binds it again for its workers
+    if secret is not None:
+        write_local_secret(secret_file, secret)
+    announce()
     # each worker process builds its own app from the same configuration
     plan = {"config": str(config.resolve()) if config else None, "allowed_hosts": allowed_host or []}
     os.environ[_SERVE_ENV] = json.dumps({**plan, "host": bind_host, "port": bind_port, "local": bool(secret)})
@@ -174,10 +184,63 @@ def serve(
     uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
 
 
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything is written: a second `tfrobot serve` on a port in use
+    stops here with the fix, and leaves the first server's `local-token` alone."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}; another server (maybe another tfrobot serve) "
+            "has it: stop it, or pick another port with --port or `port` in server.toml"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+async def _serve_bound(
+    api: FastAPI,
+    server: uvicorn.Server,
+    sock: socket.socket,
+    announce: Callable[[], None],
+    secret_file: Path | None,
+    secret: str | None,
+) -> int:
+    """Start the robots, then write the local secret and `announce` the server, then serve on `sock`: the
+    secret file changes only once this server is bound and started. A start-up the user can fix is a line
+    and exit code 2."""
+    runtime = api.state.runtime
+    try:
+        await runtime.ensure_started()
+    except (StartupError, OSError, MemoryStoreError) as exc:
+        await runtime.aclose()
+        sock.close()
+        _console.print(f"[red]cannot start: {redact_text(str(exc))}[/red]", soft_wrap=True)
+        return 2
+    if secret_file is not None and secret is not None:
+        write_local_secret(secret_file, secret)
+    announce()
+    # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
+    # collection under load pauses every request for ~14 ms instead of ~105 ms (README, Reliability).
+    gc.freeze()
+    await server.serve(sockets=[sock])
+    return 0 if server.started else 3
+
+
 def _log_config() -> dict[str, Any]:
-    """Uvicorn's logging, plus the server's own start-up lines (which robots can chat, the stores it opened)."""
+    """Uvicorn's logging, plus the server's own start-up lines (which robots can chat, the stores it opened) and
+    the framework's warnings (`tfrobot.*`: an MCP server that failed, a tool left out). Every line but the
+    access log (method, path, status) goes through one handler that masks credentials (`RedactingFilter`),
+    whichever logger made it: a filter on a logger does not see its children's records."""
     config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config.setdefault("filters", {})["redact"] = {"()": "tfrobotserver.redaction.RedactingFilter"}
+    config["handlers"]["default"]["filters"] = ["redact"]
     config["loggers"]["tfrobotserver"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    config["loggers"]["tfrobot"] = {"handlers": ["default"], "level": "WARNING", "propagate": False}
     return config
 
 
@@ -239,7 +302,8 @@ def chat(
         str | None, typer.Option(help="another conversation store ($TFROBOT_MEMORY_URL; default: the server's)")
     ] = None,
 ) -> None:
-    """Chat with a robot (default: the demo) in the terminal, in the server's store, streaming its trace."""
+    """Chat with a robot (default: the demo) in the terminal, in the server's store, streaming its trace.
+    Exit code 0; 1 when the last turn failed; 2 when the robot could not start."""
     import asyncio
 
     from tfrobot.chat import Session, TerminalConfirm
@@ -258,9 +322,15 @@ def chat(
         asyncio.run(run_chat(chosen, settings, turns, console=out, session=session, confirm=TerminalConfirm(out)))
     except KeyboardInterrupt:
         out.print()
+    except StartupError as exc:  # an MCP server that did not start, a collection another robot owns: the fix
+        _console.print(f"[red]cannot chat: {redact_text(str(exc))}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
     except (OSError, ValueError, MemoryStoreError) as exc:  # the store cannot be opened: say why
         _console.print(f"[red]cannot chat: {exc}[/red]", soft_wrap=True)
         raise typer.Exit(1) from None
+    else:
+        if session.last_failed:
+            raise typer.Exit(1)  # scripts see that the last turn failed (the reason is printed above)
     finally:
         if session.conversation_id:
             out.print(

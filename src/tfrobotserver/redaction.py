@@ -11,8 +11,12 @@ module, one set of rules:
   ones included (the shape stays, so a reader still sees which settings are set);
 - in any text: a URL's password (`postgresql+asyncpg://u:SECRET@h/db` → `u:***@h/db`, the form SQLAlchemy's
   `render_as_string(hide_password=True)` gives), the value of a secret-named query parameter (`?key=…`),
-  credentials after an HTTP auth scheme (`Bearer …`: a word with a digit or one of `._~+/=-`), and
-  `name=value` / `"name": "value"` pairs with a secret name, as they appear in reprs and messages.
+  credentials after an HTTP auth scheme (`Bearer …`: a word with a digit or one of `._~+/=-`),
+  `name=value` / `"name": "value"` pairs with a secret name, as they appear in reprs and messages, and the
+  value after a secret-named command-line option (`--api-key sk-…`, `--token=…`);
+- a process's settings as a robot file gives an MCP server: every value of an `env` mapping (any variable
+  may be a key: `STRIPE_KEY`, `DATABASE_URL`), and in an `args` list the value after a secret-named option
+  (`redact_args`); a `${VAR}` reference is shown as written, since it says where the secret is, not what.
 
 Data (documents, graphs, messages) is not redacted: it is what the user stored, and masking it would make
 a read-modify-write client send the mask back. SQLAlchemy's URL rendering covers only database URLs and no
@@ -57,6 +61,16 @@ _PAIR = re.compile(
 )
 
 
+_OPTION_VALUE = re.compile(
+    rf"(?P<head>(?<![\w\-])--?(?P<name>{_NAME})[ \t]+)(?P<secret>[^\s\"',;&}}\])\-$][^\s\"',;&}}\])]*)"
+)
+"""A command-line option and its value, as a command line is shown (`--api-key sk-…`; not `--key ${KEY}`)."""
+_OPTION = re.compile(rf"--?(?P<name>{_NAME})")
+_PROCESS_ENV = "env"
+"""The key under which a configuration gives a process its environment (an MCP stdio server's `env`)."""
+_PROCESS_ARGS = "args"
+"""The key under which a configuration gives a process its command line (an MCP stdio server's `args`)."""
+
 _ENV_REFERENCE = re.compile(r"(?:[A-Za-z]+\s+)?\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 """A value that only names an environment variable (`${TOKEN}`, `Bearer ${TOKEN}`), as robot files write
 secrets: it says where the secret is, not what it is, and is shown as written."""
@@ -89,7 +103,24 @@ def redact_text(text: str) -> str:
     text = _URL_PASSWORD.sub(lambda m: m["head"] + MASK, text)
     text = _QUERY_PARAM.sub(_masked_if_secret, text)
     text = _AUTH_SCHEME.sub(lambda m: m["head"] + MASK, text)
+    text = _OPTION_VALUE.sub(_masked_if_secret, text)
     return _PAIR.sub(_masked_if_secret, text)
+
+
+def redact_args(args: list[str] | tuple[str, ...]) -> list[str]:
+    """A command line (one argument per item) with its credentials masked: the item after a secret-named
+    option (`["--api-key", "sk-…"]` → `["--api-key", "***"]`), and whatever `redact_text` masks in each item
+    (`--token=…`, a URL's password)."""
+    shown: list[str] = []
+    hide = False
+    for arg in args:
+        if hide and not arg.startswith("-") and not _ENV_REFERENCE.fullmatch(arg):
+            shown.append(MASK)
+        else:
+            shown.append(redact_text(arg))
+        option = _OPTION.fullmatch(arg)
+        hide = option is not None and is_secret_name(option["name"])
+    return shown
 
 
 def redact(value: Any, *, secret: bool = False) -> Any:
@@ -98,7 +129,7 @@ def redact(value: Any, *, secret: bool = False) -> Any:
     through `redact_text`. Returns new containers; the input is not modified. `secret`: `value` sits under
     a secret-named key."""
     if isinstance(value, dict):
-        return {k: redact(v, secret=secret or (isinstance(k, str) and is_secret_name(k))) for k, v in value.items()}
+        return {k: _redact_entry(k, v, secret) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact(item, secret=secret) for item in value]
     if secret and value is not None and value != "" and not isinstance(value, bool):
@@ -108,16 +139,35 @@ def redact(value: Any, *, secret: bool = False) -> Any:
     return value
 
 
+def _redact_entry(key: Any, value: Any, secret: bool) -> Any:
+    """One mapping entry's value, by the rules of its key (see the module docstring)."""
+    if key == _PROCESS_ARGS and isinstance(value, list) and all(isinstance(a, str) for a in value):
+        return redact_args(value)
+    if key == _PROCESS_ENV and isinstance(value, dict):
+        return {name: redact(item, secret=True) for name, item in value.items()}
+    return redact(value, secret=secret or (isinstance(key, str) and is_secret_name(key)))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+"""Control characters but tab and newline: a NUL, a carriage return or a terminal escape from a request's
+value must not reach the log raw (a forged line, a corrupted file, a hijacked terminal)."""
+
+
+def _escaped(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
+
+
 class RedactingFilter(logging.Filter):
-    """A logging filter that masks credentials in a record's message and its formatted exception."""
+    """A logging filter that masks credentials in a record's message and its formatted exception, and shows
+    their control characters escaped (`\\x00`)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = redact_text(record.getMessage())
+        record.msg = _escaped(redact_text(record.getMessage()))
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = redact_text(record.exc_text)
+            record.exc_text = _escaped(redact_text(record.exc_text))
         if record.stack_info:
             record.stack_info = redact_text(record.stack_info)
         return True

@@ -55,14 +55,18 @@ def terminal_robot(robot_file: Path | None, provider: str | None, model: str | N
     memory_url = memory_url or os.environ.get(MEMORY_URL_ENV)
     if memory_url:
         replaced[robot.agent.conversations] = ConversationsComponent(memory_url=memory_url)
-    return Robot(robot.name, replaced, description=robot.description, agent=robot.agent)
+    return Robot(robot.name, replaced, description=robot.description, agent=robot.agent, source=robot.source)
 
 
 @asynccontextmanager
 async def started(robot: Robot, settings: ServerSettings) -> AsyncIterator[Runtime]:
     """The server's runtime for `robot` alone, started (saved configuration applied, store opened)."""
     runtime = Runtime(settings, [robot])
-    await runtime.ensure_started()
+    try:
+        await runtime.ensure_started()
+    except BaseException:
+        await runtime.aclose()  # what started before the failure (a store, an MCP server) is let go
+        raise
     try:
         yield runtime
     finally:
@@ -90,7 +94,8 @@ async def run_chat(
         )
         readiness = chat_readiness(robot)
         for problem in readiness.problems if readiness is not None else ():
-            console.print(f"[yellow]cannot chat yet: {escape(problem)}[/yellow]", soft_wrap=True)
+            label = "warning" if readiness is not None and readiness.ready else "cannot chat yet"
+            console.print(f"[yellow]{label}: {escape(problem)}[/yellow]", soft_wrap=True)
         legacy = settings.resolved_data_dir() / LEGACY_CHAT_FILE
         if legacy.is_file():
             console.print(

@@ -40,7 +40,11 @@ def settled(page: Page) -> None:
 
 
 def dialog(page: Page, title: str) -> Locator:
-    return page.get_by_role("dialog", name=title, exact=True)
+    """The modal of the action named `title` (its heading is the action's title, its form carries the
+    name), or the confirmation titled `title`."""
+    if title.startswith("Confirm"):
+        return page.get_by_role("dialog", name=title, exact=True)
+    return page.get_by_role("dialog").filter(has=page.locator(f'[data-form="{title}"]'))
 
 
 def test_paging_by_page_number(page: Page) -> None:
@@ -154,13 +158,13 @@ def test_delete_asks_confirmation_and_keeps_the_page(page: Page, calls: Calls) -
     row(page, 2).locator('[data-action="adelete_doc"]').click()
     form = dialog(page, "adelete_doc")
     form.get_by_role("button", name="Delete").click()
-    confirm = dialog(page, "Confirm adelete_doc")
+    confirm = dialog(page, "Confirm: Delete doc")
     expect(confirm).to_contain_text("doc_id=42")
     shot(page, "delete-confirm")
     confirm.get_by_role("button", name="Cancel").click()
     assert calls.to("adelete_doc") == []
     form.get_by_role("button", name="Delete").click()
-    dialog(page, "Confirm adelete_doc").get_by_role("button", name="Delete").click()
+    dialog(page, "Confirm: Delete doc").get_by_role("button", name="Delete").click()
     expect(form).to_be_hidden()
     expect(cell(page, 2, "docId")).to_have_text("43")
     expect(cell(page, 1, "docId")).to_have_text("41")
@@ -293,7 +297,10 @@ def test_chat_turn_streams_and_shows_tools_console_and_image(page: Page) -> None
     page.get_by_role("button", name="Send").click()
     reply = chat.get_by_test_id("reply").first
     expect(reply).to_contain_text("Paris is 18C and Tokyo 24C", timeout=15_000)
-    chat.get_by_role("button", name=re.compile(r"Trace \(\d+ records\)")).click()
+    # the trace is open: its steps appeared while the turn ran
+    expect(chat.get_by_role("button", name=re.compile(r"Trace \(\d+ records\)"))).to_have_attribute(
+        "aria-expanded", "true"
+    )
     kinds = chat.locator("[data-trace-kind]")
     expect(kinds.first).to_be_visible()
     steps = [kinds.nth(i).get_attribute("data-trace-kind") for i in range(kinds.count())]
@@ -439,10 +446,10 @@ def test_container_action_deletes_the_page_and_steps_back(page: Page, calls: Cal
     expect(page.get_by_test_id("data-table")).to_have_attribute("data-rows", str(on_last))
     ids = [int(cell(page, n, "docId").inner_text()) for n in range(1, on_last + 1)]
     settled(page)
-    page.get_by_role("button", name="adelete_docs").click()
+    page.locator('[data-action="adelete_docs"]').click()
     form = dialog(page, "adelete_docs")
     form.get_by_role("button", name="Delete").click()
-    confirm = dialog(page, "Confirm adelete_docs")
+    confirm = dialog(page, "Confirm: Delete docs")
     expect(confirm).to_contain_text(f"doc_ids={', '.join(map(str, ids))}")
     confirm.get_by_role("button", name="Delete").click()
     expect(form).to_be_hidden()

@@ -82,7 +82,7 @@ def test_the_failed_turn_shows_in_the_conversation_history(console: Page, provid
     assert status == 502
     console.goto("/#/r/typed/c/conversations/a/aget_conversations")
     row = console.locator("tr[data-row]", has_text=body["conversationId"])
-    row.get_by_role("button", name="aget_messages").click()
+    row.locator('[data-action="aget_messages"]').click()
     dialog = console.get_by_role("dialog")
     dialog.get_by_role("button", name="Run").click()
     dialog.get_by_role("tab", name="JSON").click()

@@ -82,7 +82,11 @@ def test_the_chat_asks_before_a_destructive_call(browser: Browser, shop_server: 
     page.goto("/#/r/shop/chat")
     page.get_by_label("Message").fill("refund please")
     page.get_by_role("button", name="Send").click()
-    expect(page.locator("[data-confirm]")).to_contain_text('refund_order({"order_id": "B-2"})')
+    card = page.locator("[data-confirm]")
+    expect(card).to_contain_text("Run the tool “refund_order”?")  # the card says what will run, and with what
+    expect(card).to_contain_text('"order_id": "B-2"')
+    # the turn waits for the answer: the step that asked is shown live, not only once the turn ends
+    expect(page.locator("[data-trace-kind='tool call']")).to_contain_text("refund_order")
     shot(page, "chat-confirm")
     page.get_by_role("button", name="Approve").click()
     expect(page.get_by_test_id("reply")).to_have_text("Done: refunded B-2")

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import ExitStack, asynccontextmanager
@@ -61,18 +62,27 @@ class Server:
     write: str
 
 
-async def _wait_until_up(server: Server) -> None:
-    for _ in range(400):
-        if server.process.poll() is not None:
-            raise RuntimeError(f"tfrobot serve exited with {server.process.returncode} before answering")
+STARTUP_SECONDS = 90.0
+"""How long a `tfrobot serve` may take to come up: with an MCP server beside other test servers on two shared
+cores, start-up took 20-40 s (20 s was too short)."""
+
+
+def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path | None = None) -> None:
+    """Block until `process` accepts connections on 127.0.0.1:`port` (uvicorn listens once its lifespan, robots
+    and MCP servers included, has started), at most `STARTUP_SECONDS`; a RuntimeError with the end of `log`
+    (its output, when kept) if it exits or does not come up."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        output = f":\n{log.read_text(errors='replace')[-4000:]}" if log is not None and log.is_file() else ""
+        if process.poll() is not None:
+            raise RuntimeError(f"tfrobot serve exited with {process.returncode} before answering{output}")
         try:
-            _, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
         except OSError:
-            await asyncio.sleep(0.05)
-            continue
-        writer.close()
-        return
-    raise RuntimeError("tfrobot serve did not come up within 20 s")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"tfrobot serve did not come up within {STARTUP_SECONDS:g} s{output}") from None
+            time.sleep(0.1)
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -122,7 +132,7 @@ async def serve(
                     env={**os.environ, **(env or {})},
                 )
                 servers.append(Server(port, process, read, write))
-            await asyncio.gather(*(_wait_until_up(server) for server in servers))
+            await asyncio.gather(*(asyncio.to_thread(wait_until_up, s.port, s.process, log) for s in servers))
             yield servers
         finally:
             for server in servers:

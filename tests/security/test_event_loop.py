@@ -148,7 +148,7 @@ async def test_a_catastrophic_rule_pattern_and_an_invalid_one(server: Server) ->
         invalid = {"params": {"rules": [{"user": "(", "reply": "x"}]}}
         status, body = await _post(server, "/components/llm/actions/aset_llm", invalid, server.write)
         assert status == 422, body
-        assert "not an RE2 pattern" in body.decode()
+        assert "rules[0].user: (: missing ): (; fix: write it in RE2 syntax" in body.decode()
     finally:
         status, body = await _post(
             server, "/components/llm/actions/aset_llm", {"params": {"rules": RULES}}, server.write

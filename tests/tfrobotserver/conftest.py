@@ -16,7 +16,7 @@ from tfrobotserver.robot.demo import build_demo_robot
 
 from ..conftest import pg_execute, run_sync
 
-SERVER_TABLES = "memory_docs, graph_nodes, graph_edges, component_configs, config_changes"
+SERVER_TABLES = "memory_docs, graph_nodes, graph_edges, component_configs, config_changes, robot_claims"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

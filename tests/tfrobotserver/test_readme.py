@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import re
 import shlex
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from fastapi.testclient import TestClient
 
-from tests.drive.mcp.conftest import ROOT, start_http_server, stop
 from tfrobotserver.app.factory import create_app
 from tfrobotserver.app.settings import ServerSettings, load_settings
 from tfrobotserver.cli import LOCAL_TOKEN_FILE
 from tfrobotserver.robot.demo import build_demo_robot
+from tfrobotserver.robot.tools import MCPTools
 
 README = Path(__file__).parents[2] / "README.md"
 SECRET = "readme-local-secret-0123456789"
@@ -82,30 +82,14 @@ def test_readme_robot_config_serves(tmp_path: Path) -> None:
         assert [n["iri"] for n in nodes["items"]] == ["ex:faq"]
 
 
-def test_readme_tools_robot_file_chats_with_python_and_mcp_tools(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The README's robot file with a module:function tool and MCP servers over stdio and HTTP, as written
-    (only the HTTP port and the interpreter are this machine's)."""
-    server = start_http_server(token="web-secret")
-    try:
-        yaml_text = section("Tools: Python functions and MCP servers").split("```yaml\n", 1)[1].split("```", 1)[0]
-        yaml_text = yaml_text.replace("http://127.0.0.1:8765/mcp", server.url).replace(
-            "command: python", f"command: {sys.executable}"
-        )
-        folder = tmp_path / "robots"
-        folder.mkdir()
-        (folder / "shop.yaml").write_text(yaml_text, encoding="utf-8")
-        monkeypatch.setenv("WEB_TOKEN", "web-secret")
-        monkeypatch.chdir(ROOT)  # `python -m tests.…` from a checkout, as the README runs it
-        settings = load_settings(folder)
-        settings.data_dir = tmp_path / "data"
-        with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
-            reply = client.post("/api/robots/shop/chat", json={"message": "my order?"}).json()
-            answer = reply["message"]["content"]
-            assert answer.startswith("Done: A-1: 2 books, shipped; Hello, Ann!; ")
-            assert '"mean": 2.0' in answer
-            refused = client.post("/api/robots/shop/chat", json={"message": "refund B-2"}).json()
-            assert "needs the user's confirmation, and this chat cannot ask" in refused["message"]["content"]
-    finally:
-        stop(server)
+def test_readme_http_mcp_entry_is_a_valid_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's streamable-HTTP entry is one a robot file takes (its stdio robot is served in
+    tests/test_readme.py; HTTP servers chat end to end in tests/tfrobotserver/robot/tools/)."""
+    block = section("Tools: Python functions and MCP servers").split("```yaml\n")[2].split("```", 1)[0]
+    (entry,) = yaml.safe_load(block)
+    monkeypatch.setenv("WEB_TOKEN", "web-secret")
+    parsed = MCPTools.model_validate(entry)
+    assert (parsed.url, parsed.resolved_headers()) == (
+        "http://127.0.0.1:8765/mcp",
+        {"Authorization": "Bearer web-secret"},
+    )

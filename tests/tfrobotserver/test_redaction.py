@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from tfrobotserver.redaction import MASK, RedactingFilter, is_secret_name, redact, redact_text
+from tfrobotserver.redaction import MASK, RedactingFilter, is_secret_name, redact, redact_args, redact_text
 
 
 @pytest.mark.parametrize(
@@ -108,3 +108,31 @@ def test_log_records_and_their_tracebacks_are_masked(caplog: pytest.LogCaptureFi
     assert "SECRET" not in caplog.text
     assert "u:***@h/db" in caplog.text
     assert "key=***" in caplog.text
+
+
+def test_a_command_line_shows_secret_options_masked() -> None:
+    args = ["-m", "srv", "--api-key", "sk-SECRET", "--token=SECRET", "--port", "3", "--key", "${KEY}", "--verbose"]
+    shown = redact_args(args)
+    assert shown == ["-m", "srv", "--api-key", MASK, f"--token={MASK}", "--port", "3", "--key", "${KEY}", "--verbose"]
+    assert redact_text(" ".join(args)) == " ".join(shown)  # the same command line, shown as one string
+    assert redact_args(shown) == shown  # idempotent
+
+
+def test_a_process_environment_shows_every_value_masked_but_references() -> None:
+    """Any variable of an MCP server's `env` may be a key (`STRIPE_KEY` is not a secret-looking name)."""
+    entry = {"mcp": "files", "args": ["--api-key", "SECRET"], "env": {"STRIPE_KEY": "SECRET", "TOKEN": "${T}"}}
+    assert redact({"tools": [entry]}) == {
+        "tools": [{"mcp": "files", "args": ["--api-key", MASK], "env": {"STRIPE_KEY": MASK, "TOKEN": "${T}"}}]
+    }
+
+
+def test_log_lines_show_control_characters_escaped(caplog: pytest.LogCaptureFixture) -> None:
+    """A value from a request (a confirmation id holding NUL, a carriage return) must not reach the log raw."""
+    logger = logging.getLogger("tfrobotserver.test_controls")
+    logger.addFilter(RedactingFilter())
+    try:
+        logger.warning("no confirmation %s\rFAKE LINE", "a\x00b\x1b[31m")
+    finally:
+        logger.filters.clear()
+    assert all(raw not in caplog.text for raw in ("\x00", "\r", "\x1b"))
+    assert caplog.messages[0] == "no confirmation a\\x00b\\x1b[31m\\x0dFAKE LINE"

@@ -3,6 +3,7 @@ import {
   Alert,
   AppShell,
   Badge,
+  Code,
   Group,
   Loader,
   NavLink,
@@ -21,7 +22,8 @@ import { ActionModalHost } from "./components/ActionForm";
 import { navigate, routeHash, useRoute } from "./route";
 import { ChatView, useChatAvailable } from "./views/ChatView";
 import { ConfigView } from "./views/ConfigView";
-import { ComponentProvider } from "./views/context";
+import { TraceView } from "./views/TraceView";
+import { ComponentProvider, actionTitle } from "./views/context";
 import { viewFor } from "./views/registry";
 
 function errorText(err: unknown): string {
@@ -57,7 +59,8 @@ function ActionNav(props: { robot: string; component: string; current?: string |
       {[...q.data].sort((a, b) => order(a) - order(b)).map((a) => (
         <NavLink
           key={a.name}
-          label={a.name}
+          label={actionTitle(a)}
+          title={a.name}
           description={a.description ?? undefined}
           active={a.name === props.current}
           rightSection={<Badge size="xs" variant="light" color={viewFor(a).name === "form" ? "gray" : "indigo"}>{viewFor(a).name}</Badge>}
@@ -79,7 +82,9 @@ function ActionPage(props: { robot: string; component: string; action?: string |
         {action ? (
           <Stack gap="xs">
             <Group gap="xs">
-              <Title order={4}>{action.name}</Title>
+              <Title order={4}>
+                {actionTitle(action)} <Code fz="sm">{action.name}</Code>
+              </Title>
               {action.alias?.category && <Badge>{action.alias.category}</Badge>}
               {action.alias?.resource && <Badge variant="outline">{`${action.alias.resource} · ${action.alias.resourceOpType ?? ""}`}</Badge>}
             </Group>
@@ -124,6 +129,7 @@ export function App() {
         </Stack>
         <ScrollArea style={{ flex: 1 }}>
           {robot && chat && <NavLink label="Chat" active={!!route.chat} href={routeHash({ robot, chat: true })} />}
+          {robot && chat && <NavLink label="Trace explorer" active={!!route.traces} href={routeHash({ robot, traces: true })} />}
           {components.isPending && robot && <Loader size="xs" m="xs" />}
           {components.error && <Text size="xs" c="red">{errorText(components.error)}</Text>}
           {(components.data ?? []).map((c) => (
@@ -144,7 +150,9 @@ export function App() {
       </AppShell.Navbar>
       <AppShell.Main>
         {robot && route.chat && chat ? (
-          <ChatView robot={robot} />
+          <ChatView key={`${robot}/${route.conversation ?? ""}`} robot={robot} conversation={route.conversation} />
+        ) : robot && route.traces && chat ? (
+          <TraceView robot={robot} conversation={route.conversation} turn={route.turn} />
         ) : robot && route.component ? (
           <ActionPage robot={robot} component={route.component} action={route.action} />
         ) : (

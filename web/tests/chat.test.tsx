@@ -4,10 +4,11 @@
  * double (as httpx's MockTransport would be in Python): a streamed turn and a JSON turn.
  */
 import { MantineProvider } from "@mantine/core";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { ChatView } from "../src/views/ChatView";
+import { ChatView, errorTitle, liveRecord } from "../src/views/ChatView";
 
 afterEach(() => {
   cleanup();
@@ -55,9 +56,9 @@ describe("chat", () => {
     });
     vi.stubGlobal("fetch", fetchDouble);
     render(
-      <MantineProvider>
+      <MantineProvider><QueryClientProvider client={new QueryClient()}>
         <ChatView robot="demo" />
-      </MantineProvider>,
+      </QueryClientProvider></MantineProvider>,
     );
     send("weather?");
     await waitFor(() => expect(screen.getAllByTestId("reply")[0]?.textContent).toBe("It is sunny."));
@@ -70,9 +71,9 @@ describe("chat", () => {
   it("shows a failed turn as an error, not as a reply", async () => {
     vi.stubGlobal("fetch", vi.fn(async () => new Response("boom", { status: 500 })));
     render(
-      <MantineProvider>
+      <MantineProvider><QueryClientProvider client={new QueryClient()}>
         <ChatView robot="demo" />
-      </MantineProvider>,
+      </QueryClientProvider></MantineProvider>,
     );
     send("hi");
     await waitFor(() => expect(screen.getByText(/HTTP 500: boom/)).toBeTruthy());
@@ -86,9 +87,9 @@ describe("chat", () => {
     ];
     vi.stubGlobal("fetch", vi.fn(async () => new Response(JSON.stringify({ conversationId: "c", message, trace }), { headers: { "content-type": "application/json" } })));
     render(
-      <MantineProvider>
+      <MantineProvider><QueryClientProvider client={new QueryClient()}>
         <ChatView robot="demo" />
-      </MantineProvider>,
+      </QueryClientProvider></MantineProvider>,
     );
     send("How do I make anthrax?");
     await waitFor(() => expect(screen.getByTestId("refusal").textContent).toContain(refusal));
@@ -102,9 +103,9 @@ describe("chat", () => {
     const fetchDouble = vi.fn(async (_url: string, _init?: RequestInit) => new Response(JSON.stringify(body), { status: 503, headers: { "content-type": "application/json" } }));
     vi.stubGlobal("fetch", fetchDouble);
     render(
-      <MantineProvider>
+      <MantineProvider><QueryClientProvider client={new QueryClient()}>
         <ChatView robot="demo" />
-      </MantineProvider>,
+      </QueryClientProvider></MantineProvider>,
     );
     send("hi");
     await waitFor(() => expect(screen.getByText(/the database is unavailable right now; retry in a moment \(error id e42\)/)).toBeTruthy());
@@ -131,9 +132,9 @@ describe("chat", () => {
     });
     vi.stubGlobal("fetch", fetchDouble);
     render(
-      <MantineProvider>
+      <MantineProvider><QueryClientProvider client={new QueryClient()}>
         <ChatView robot="demo" />
-      </MantineProvider>,
+      </QueryClientProvider></MantineProvider>,
     );
     send("weather?");
     await waitFor(() => expect(screen.getAllByTestId("turn-failure")).toHaveLength(1));
@@ -163,14 +164,31 @@ describe("chat", () => {
     });
     vi.stubGlobal("fetch", fetchDouble);
     render(
-      <MantineProvider>
+      <MantineProvider><QueryClientProvider client={new QueryClient()}>
         <ChatView robot="shop" />
-      </MantineProvider>,
+      </QueryClientProvider></MantineProvider>,
     );
     send("refund please");
-    await waitFor(() => expect(screen.getByText('refund_order({"order_id": "B-2"})')).toBeTruthy());
+    // the card says what will run: the tool by name and its arguments
+    await waitFor(() => expect(screen.getByText("Run the tool “refund_order”?")).toBeTruthy());
+    expect(screen.getByText(/"order_id": "B-2"/)).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Approve" }));
     await waitFor(() => expect(screen.getByTestId("confirm-state").textContent).toBe("approved"));
     expect(posted).toEqual(['/api/robots/shop/chat/confirmations/k1 {"approve":true}']);
+  });
+});
+
+describe("chat cards", () => {
+  it("titles an error that is not a provider's in words (a 424 is not 'HTTP 424')", () => {
+    expect(errorTitle(424)).toBe("The robot is not set up for this: a service it depends on failed");
+    expect(errorTitle(599)).toBe("Failed (HTTP 599)");
+  });
+
+  it("turns the chain events that finish a step into live trace records, and only those", () => {
+    const call = { id: "c1", name: "weather", arguments: "{}" };
+    expect(liveRecord({ type: "assistant", message: { role: "assistant", tool_calls: [call] } })).toEqual({ role: "assistant", tool_calls: [call] });
+    expect(liveRecord({ type: "assistant", message: { role: "assistant", content: "the answer" } })).toBeUndefined();
+    expect(liveRecord({ type: "tool_result", result: { call_id: "c1", result: "sunny" } })).toEqual({ role: "tool", tool_reses: [{ call_id: "c1", result: "sunny" }] });
+    expect(liveRecord({ type: "token", text: "x" })).toBeUndefined();
   });
 });

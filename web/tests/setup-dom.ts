@@ -1,3 +1,8 @@
+import { configure } from "@testing-library/dom";
+
+// findBy*/waitFor give up after 1 s by default; on a loaded CI machine a render can take longer.
+configure({ asyncUtilTimeout: 10_000 });
+
 // What Mantine expects from a browser and jsdom lacks.
 if (typeof window !== "undefined") {
   window.matchMedia ??= (query: string) =>

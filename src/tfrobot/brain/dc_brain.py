@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from pydantic import JsonValue
 
 from tfrobot.brain.brain import Brain
-from tfrobot.brain.chain.base import Chain, scripts_of
+from tfrobot.brain.chain.base import Chain, StepMark, scripts_of
 from tfrobot.brain.chain.events import ChainEvent, ConsoleOutput
 from tfrobot.brain.chain.llms import ChatLLM
 from tfrobot.brain.memory import MessageStore
@@ -91,7 +91,7 @@ class DCChains(Chain):
         return None, attempts
 
     async def _do(
-        self, reply: AssistantTextMessage, ctx: ChainContext, marks: list[tuple[str, int]], step: int
+        self, reply: AssistantTextMessage, ctx: ChainContext, marks: list[StepMark], step: int
     ) -> AsyncIterator[ChainEvent]:
         scripts = scripts_of(reply)
         rejected = self.plan_validate(scripts) if scripts else None
@@ -99,13 +99,13 @@ class DCChains(Chain):
             async for event in super()._do(reply, ctx, marks, step):
                 yield event
             return
-        attempt = 1 + sum(source == "plan_validate" for source, _ in marks)
+        attempt = 1 + sum(mark.source == "plan_validate" for mark in marks)
         if attempt >= self.max_plan_attempts:
             rejected.result += f"\nThat was attempt {attempt} of {self.max_plan_attempts}: now answer without a plan."
         ctx.intermediate_msgs.append(
             BaseMessage(role="console", console_reses=[rejected], conversation_id=reply.conversation_id)
         )
-        marks.append(("plan_validate", step))
+        marks.append(StepMark("plan_validate", step))
         yield ConsoleOutput(step=step, result=rejected)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -70,8 +71,24 @@ class Drive:
         return await found.run(call)
 
     async def execute(
-        self, calls: Sequence[ToolCall], *, conversation_id: str | None = None, confirm: Confirm | None = None
+        self,
+        calls: Sequence[ToolCall],
+        *,
+        conversation_id: str | None = None,
+        confirm: Confirm | None = None,
+        call_ms: dict[str, int] | None = None,
     ) -> BaseMessage:
-        """Run one turn's calls concurrently; results keep the calls' order (the seed's role="tool" message)."""
-        results = await asyncio.gather(*(traced_tool(c, self.call(c, confirm=confirm)) for c in calls))
+        """Run one turn's calls concurrently; results keep the calls' order (the seed's role="tool" message).
+
+        `call_ms`, when given, receives each call's wall time in milliseconds by call id (the trace's timing:
+        concurrent calls overlap, so the batch's duration alone does not say which call was slow)."""
+        results = await asyncio.gather(*(self._timed(c, confirm, call_ms) for c in calls))
         return BaseMessage(role="tool", tool_reses=list(results), conversation_id=conversation_id)
+
+    async def _timed(self, call: ToolCall, confirm: Confirm | None, call_ms: dict[str, int] | None) -> ToolReturn:
+        started = time.perf_counter()
+        try:
+            return await traced_tool(call, self.call(call, confirm=confirm))
+        finally:
+            if call_ms is not None:
+                call_ms[call.id] = round((time.perf_counter() - started) * 1000)

@@ -10,7 +10,7 @@ The grammar is `grammar.lark` in this package; the README's "TFL" section docume
 from __future__ import annotations
 
 from tfrobot.tfl.errors import ErrorKind, TFLError, TFLScriptError
-from tfrobot.tfl.interpreter import BUILTINS, TFLInterpreter, seconds_of
+from tfrobot.tfl.interpreter import BUILTINS, TFLInterpreter, seconds_of, tool_name_problem
 from tfrobot.tfl.limits import TFLLimits
 from tfrobot.tfl.parser import grammar_text, parse
 from tfrobot.tfl.tools import CallableToolRegistry, TFLToolRegistry, TFLToolSignature
@@ -30,4 +30,5 @@ __all__ = [
     "grammar_text",
     "parse",
     "seconds_of",
+    "tool_name_problem",
 ]

@@ -13,6 +13,7 @@ import concurrent.futures
 import contextvars
 import difflib
 import itertools
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -191,6 +192,21 @@ def _shown(key: str) -> str:
     return f"{key[:_SHOWN_KEY]!r}… ({len(key):,} characters)"
 
 
+_TFL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""The grammar's NAME: ASCII only (`str.isidentifier` also takes `天气`, which no script can write)."""
+
+
+def tool_name_problem(name: str) -> str | None:
+    """Why no TFL script could call a tool named `name` (None: it can), said so a user can act on it."""
+    if not _TFL_NAME.fullmatch(name):
+        return "not an ASCII name: TFL names are letters A-Z, digits and _, not starting with a digit"
+    if name in KEYWORDS or name in RESERVED:
+        return f"{name!r} is a TFL keyword"
+    if name in BUILTINS:
+        return f"{name!r} is a TFL builtin"
+    return None
+
+
 class TFLInterpreter:
     """Runs TFL scripts against a set of tools, within `TFLLimits`.
 
@@ -214,7 +230,7 @@ class TFLInterpreter:
         clash = sorted(names & set(BUILTINS))
         if clash:
             raise ValueError(f"tool names {clash} shadow TFL builtins; register them under other names")
-        unusable = sorted(n for n in names if n in KEYWORDS or n in RESERVED or not n.isidentifier())
+        unusable = sorted(n for n in names if n not in BUILTINS and tool_name_problem(n) is not None)
         if unusable:
             raise ValueError(f"tool names {unusable} are TFL keywords or not names, so no script could call them")
         self.tools = registry

@@ -28,11 +28,12 @@ DECL_ATTR = "__tfs_action__"
 
 @dataclass(frozen=True)
 class ActionDecl:
-    """What `@tfs_action` recorded: protocol alias and human description."""
+    """What `@tfs_action` recorded: protocol alias, human title and description."""
 
     name: str
     alias: ActionAlias
     description: str
+    title: str = ""
 
 
 def _validate_get_list_return_type(action: str, alias: ActionAlias, return_type: Any) -> None:
@@ -58,8 +59,19 @@ def _validate_get_list_return_type(action: str, alias: ActionAlias, return_type:
         )
 
 
-def tfs_action(*, alias: ActionAlias, description: str = "") -> Callable[[F], F]:
+def action_title(name: str, is_async: bool) -> str:
+    """An action's title when none is given: its name in words, without the `a` that marks an async
+    method (`aupdate_doc` → "Update doc"), so that the console need not show raw method names."""
+    words = name[1:] if is_async and name.startswith("a") and len(name) > 1 else name
+    text = words.replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def tfs_action(*, alias: ActionAlias, description: str = "", title: str = "") -> Callable[[F], F]:
     """Declare a component method as a TFSAction with its protocol alias.
+
+    `title` is what the console calls it (default: the name in words, see `action_title`);
+    `description` says what it does (default: the method's docstring).
 
     The method must be `async def` (or plain `def`) with every parameter annotated; server-supplied
     parameters (`AsyncSession`, `Principal`, `Annotated[..., Injected(...)]`) are excluded from
@@ -85,9 +97,13 @@ def tfs_action(*, alias: ActionAlias, description: str = "") -> Callable[[F], F]
                 problem="the return annotation is missing, so no retSchema can be generated",
                 fix="annotate the return type (-> None for actions that return nothing)",
             )
-        setattr(
-            func, DECL_ATTR, ActionDecl(name=name, alias=alias, description=description or (inspect.getdoc(func) or ""))
+        decl = ActionDecl(
+            name=name,
+            alias=alias,
+            description=description or (inspect.getdoc(func) or ""),
+            title=title or action_title(name, inspect.iscoroutinefunction(func)),
         )
+        setattr(func, DECL_ATTR, decl)
         return func
 
     return decorate

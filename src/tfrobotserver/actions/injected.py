@@ -19,6 +19,9 @@ class Principal:
 
     name: str
     scopes: frozenset[str] = field(default_factory=frozenset)
+    unattended: bool = False
+    """No person stands behind each call: an MCP client hands the actions to its model as tools, so what a
+    `confirm` tool needs (a person's yes) cannot be assumed from the call itself."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,8 @@ ROBOT = "robot"
 """The `Robot` that owns the component (for actions that use its other components)."""
 TURN_PREPARER = "turn_preparer"
 """The robot's `TurnPreparer` (`tfrobotserver.robot.turn`): its next turn for an input, prepared, not run."""
+STEP_PREPARER = "step_preparer"
+"""The robot's `StepPreparer` (`tfrobotserver.robot.turn`): a stored turn's LLM step, rebuilt."""
 
 _BY_TYPE: dict[Any, str] = {AsyncSession: ASYNC_SESSION, Principal: PRINCIPAL}
 

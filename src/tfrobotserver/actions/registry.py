@@ -39,6 +39,7 @@ class BoundAction:
     name: str
     alias: ActionAlias
     description: str
+    title: str
     params_model: type[BaseModel]
     injected: Mapping[str, str]
     """parameter name → context key (see `injected`)."""
@@ -154,6 +155,7 @@ def _bind_one(cls: type, attr: str, decl: ActionDecl, bindings: Mapping[type, Ma
         name=attr,
         alias=decl.alias,
         description=decl.description,
+        title=decl.title,
         params_model=params_model,
         injected=injected,
         return_type=ret,

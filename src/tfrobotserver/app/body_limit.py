@@ -19,14 +19,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tfrobotserver.app.errors import ApiError, error_response
 
+_SETS_THE_LIMIT = "`max_body_bytes` in server.toml sets the limit"
 
-def too_large(limit: int, sent: str) -> ApiError:
-    """The 413 for a body of `sent` (a description) over `limit` bytes."""
+
+def too_large(limit: int, sent: str, what_sets_it: str = _SETS_THE_LIMIT) -> ApiError:
+    """The 413 for a body of `sent` (a description) over `limit` bytes; `what_sets_it` names the setting."""
     return ApiError(
         413,
         "payload_too_large",
         f"the request body ({sent}) is larger than the server accepts: at most {limit:,} bytes"
-        f"{f' ({limit / 2**20:g} MiB)' if limit >= 2**20 else ''}; `max_body_bytes` in server.toml sets the limit",
+        f"{f' ({limit / 2**20:g} MiB)' if limit >= 2**20 else ''}; {what_sets_it}",
     )
 
 

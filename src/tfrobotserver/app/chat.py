@@ -29,7 +29,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import AfterValidator, Field, ValidationError
 
@@ -37,7 +37,7 @@ from tfrobot.brain.chain.events import ChainEvent, ConfirmationRequested, FinalM
 from tfrobot.schema.message import AssistantTextMessage, UserMessage
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
-from tfrobotserver.app.confirmations import TurnConfirmations, answer_confirmation
+from tfrobotserver.app.confirmations import CONFIRM_ID_PATTERN, TurnConfirmations, answer_confirmation
 from tfrobotserver.app.errors import ApiError, error_for, field_errors
 from tfrobotserver.app.invoke import find_robot
 from tfrobotserver.app.readiness import chat_readiness
@@ -54,11 +54,21 @@ from tfrobotserver.robot.factory.brain.conversations import ConversationId, no_n
 router = APIRouter(prefix="/api")
 
 
-class ChatRequest(HttpModel):
-    """One user turn. Text the stores cannot keep (a NUL character) is refused here, as a 422 naming the field."""
+class ChatTurn(HttpModel):
+    """One user turn, as the HTTP chat and the MCP `chat` tool both take it (one set of checks): text the stores
+    cannot keep (a NUL character) and a conversation id they cannot hold (over 255 characters) are refused
+    here, as a 422 naming the field."""
 
-    message: Annotated[str, Field(min_length=1), AfterValidator(no_nul)]
-    conversation_id: ConversationId | None = None
+    message: Annotated[str, Field(min_length=1, description="What the user says to the robot."), AfterValidator(no_nul)]
+    conversation_id: Annotated[
+        ConversationId | None,
+        Field(description="Continue this conversation (from an earlier answer); omit to start a new one."),
+    ] = None
+
+
+class ChatRequest(ChatTurn):
+    """One user turn over HTTP, or (`dryRun`) the provider request it would send."""
+
     dry_run: bool = False
 
 
@@ -182,7 +192,9 @@ async def run_turn(runtime: Runtime, robot: Robot, user_input: UserMessage, wher
 @router.post("/robots/{robot}/chat/confirmations/{confirm_id}", status_code=204)
 async def confirm_call(
     robot: str,
-    confirm_id: str,
+    confirm_id: Annotated[
+        str, Path(pattern=CONFIRM_ID_PATTERN, description="The `confirm` event's id (32 hexadecimal digits).")
+    ],
     runtime: RuntimeDep,
     principal: Annotated[Principal, Depends(get_principal)],
     request: Request,

@@ -7,11 +7,16 @@ A streaming chat turn gets a `TurnConfirmations` as its chain's `confirm` hook. 
 answer, so it reaches the turn whichever server process (`serve --workers N`) got the POST; it also
 keeps who approved or refused what, and when. Only the principal that started the turn may answer;
 the chain's time-out (`confirm_timeout`) ends the wait as a refusal.
+
+When the turn stops waiting without an answer (the time-out, or the turn ending), the row is closed
+as refused by nobody (`approved` false, `answered_by` null): an answer that comes later is a 404, as
+the route says, and never records the approval of a call that did not run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 
@@ -22,6 +27,10 @@ from tfrobot.schema.message import ToolCall, UserMessage
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.storage import metadata
 
+CONFIRM_ID_PATTERN = r"^[0-9a-f]{32}$"
+"""What a confirmation id looks like (`uuid4().hex`): anything else is refused before the store is asked (a
+NUL is text PostgreSQL cannot even compare)."""
+logger = logging.getLogger("tfrobotserver.confirmations")
 POLL_SECONDS = 0.2
 """How often a waiting turn looks for the answer (a person answers in seconds)."""
 
@@ -34,8 +43,8 @@ tool_confirmations = Table(
     Column("conversation_id", String(255), nullable=True),
     Column("call", JSON, nullable=False),
     Column("created_ts", BigInteger, nullable=False),
-    Column("approved", Boolean, nullable=True),
-    Column("answered_by", String(255), nullable=True),
+    Column("approved", Boolean, nullable=True),  # null: pending
+    Column("answered_by", String(255), nullable=True),  # null once answered: nobody did, the turn stopped waiting
     Column("answered_ts", BigInteger, nullable=True),
 )
 
@@ -81,15 +90,34 @@ class TurnConfirmations:
         return self._ids[call.id]
 
     async def __call__(self, call: ToolCall) -> bool:
-        """Wait for the user's answer (the chain's time-out ends the wait)."""
+        """Wait for the user's answer (the chain's time-out ends the wait, and closes the row)."""
         confirm_id = await self.open(call)
         query = select(tool_confirmations.c.approved).where(tool_confirmations.c.id == confirm_id)
-        while True:
-            async with self._sessions() as session:
-                approved = (await session.execute(query)).scalar_one_or_none()
-            if approved is not None:
-                return bool(approved)
-            await asyncio.sleep(POLL_SECONDS)
+        try:
+            while True:
+                async with self._sessions() as session:
+                    approved = (await session.execute(query)).scalar_one_or_none()
+                if approved is not None:
+                    return bool(approved)
+                await asyncio.sleep(POLL_SECONDS)
+        except BaseException:  # the time-out cancelled the wait, or the turn stopped: nobody answered in time
+            try:
+                await asyncio.shield(self._close(confirm_id))
+            except Exception:  # the store is gone: the call stays refused; a late answer finds a dead turn
+                logger.warning(
+                    "could not close confirmation %s after its turn stopped waiting", confirm_id, exc_info=True
+                )
+            raise
+
+    async def _close(self, confirm_id: str) -> None:
+        """Refuse the row on nobody's behalf, unless an answer landed first."""
+        table = tool_confirmations
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(table)
+                .where(table.c.id == confirm_id, table.c.approved.is_(None))
+                .values(approved=False, answered_ts=_now_ms())
+            )
 
 
 async def answer_confirmation(

@@ -97,6 +97,7 @@ def failure_error(failure: TurnFailure, conversation_id: str | None = None) -> A
         provider_message=failure.provider_message,
         fix=failure.fix,
         retry_after=failure.retry_after,
+        retries=failure.retries,
         upstream_status=failure.status,
         conversation_id=conversation_id,
     )
@@ -174,6 +175,11 @@ def error_response(err: ApiError) -> JSONResponse:
     return JSONResponse(body, status_code=err.status, headers=error_headers(err))
 
 
+_NO_ROBOT = "/api/robots//"
+"""A path whose robot segment is empty (a client that built it before choosing a robot): no route matches
+it, and the 404 says why rather than a bare "Not Found"."""
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Route every error through `ErrorBody`; mask credentials in the log lines errors produce."""
     install_log_redaction("tfrobotserver", "uvicorn.error")  # access lines: method, path, status; no secrets
@@ -190,6 +196,16 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        path = request.url.path
+        if exc.status_code == 404 and path.startswith(_NO_ROBOT):
+            return error_response(
+                ApiError(
+                    404,
+                    code,
+                    f"{path} names no robot (the segment after /api/robots/ is empty); GET /api/robots lists the "
+                    "robots: put one's name there",
+                )
+            )
         return error_response(ApiError(exc.status_code, code, str(exc.detail)))
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -15,7 +15,14 @@ from starlette.concurrency import run_in_threadpool
 
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.errors import ActionConflictError, ActionInputError
-from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER, Principal
+from tfrobotserver.actions.injected import (
+    ASYNC_SESSION,
+    PRINCIPAL,
+    ROBOT,
+    STEP_PREPARER,
+    TURN_PREPARER,
+    Principal,
+)
 from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.app.auth import Authenticator
 from tfrobotserver.app.errors import ApiError, error_for, field_errors, internal_error
@@ -23,7 +30,7 @@ from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.app.storable_json import unstorable_body
 from tfrobotserver.dtos.api import FieldError
 from tfrobotserver.redaction import redact, redact_text
-from tfrobotserver.robot.agent import prepared_turn
+from tfrobotserver.robot.agent import prepared_step, prepared_turn
 from tfrobotserver.robot.base import Robot
 
 
@@ -86,7 +93,12 @@ async def invoke(runtime: Runtime, principal: Principal, robot: str, component: 
         ) from None
     kwargs: dict[str, Any] = dict(validated)
     where = f"{robot}/{component}/{action}"
-    context: dict[str, Any] = {PRINCIPAL: principal, ROBOT: owner, TURN_PREPARER: partial(prepared_turn, owner)}
+    context: dict[str, Any] = {
+        PRINCIPAL: principal,
+        ROBOT: owner,
+        TURN_PREPARER: partial(prepared_turn, owner),
+        STEP_PREPARER: partial(prepared_step, owner),
+    }
     try:
         if ASYNC_SESSION in bound.injected.values():
             async with runtime.sessions.begin() as session:

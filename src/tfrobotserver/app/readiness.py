@@ -4,12 +4,15 @@ A robot that cannot reach its provider for a reason no turn can fix (no API key,
 installed) says so before anyone chats, with the fix; the LLM is built as a turn builds it
 (`ChatLLM.readiness`: the SDK client, no network). A tool source that is not up (an MCP server that
 failed to start, or is reconnecting) is a problem too; an `optional` one is listed without making
-the robot unready, since it chats on without those tools.
+the robot unready, since it chats on without those tools. So is a tool TFL cannot name
+(`DriveToolRegistry.left_out`): scripts cannot call it, function calls still do.
 """
 
 from __future__ import annotations
 
 from tfrobot.brain.chain.llms import describe
+from tfrobot.drive import Drive
+from tfrobot.drive.tfl_registry import DriveToolRegistry
 from tfrobotserver.dtos.api import ChatReadiness
 from tfrobotserver.robot.agent import llm_component, tools_component
 from tfrobotserver.robot.base import Robot
@@ -36,4 +39,10 @@ def chat_readiness(robot: Robot) -> ChatReadiness | None:
         else:
             blocking = True
             problems.append(f"tools ({source.name}): {source.state}{why}")
+    if tools is not None:
+        for name, reason in DriveToolRegistry(Drive(tools.catalog.tools())).left_out.items():
+            problems.append(
+                f"tools ({name}): left out of TFL scripts ({reason}); function calls still reach it. Fix: to call "
+                "it from TFL, name it with letters, digits and _ (`@tool(name=...)`, or the entry's `prefix`)"
+            )
     return ChatReadiness(ready=not blocking, problems=problems)

@@ -73,6 +73,7 @@ async def list_actions(robot: str, component: str, runtime: RuntimeDep, _: Reade
     return [
         ActionInfo(
             name=a.name,
+            title=a.title,
             alias=ActionAliasInfo(
                 category=a.alias.category, resource=a.alias.resource, resource_op_type=a.alias.resource_op_type
             ),

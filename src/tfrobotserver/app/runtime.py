@@ -11,7 +11,8 @@ and a database lacking any other column is refused with the fix.
 
 Robots are isolated from each other: each keeps its conversations in its own scope of the message
 store (one store per database, shared: `stores.py`), and a document or graph collection belongs to
-one robot only — two robots naming the same one is refused when the runtime is built.
+one robot only — two robots naming the same one is refused when the runtime is built, and a robot
+naming a collection that another server's robot claimed on the same database at start-up (`claims.py`).
 """
 
 from __future__ import annotations
@@ -29,21 +30,21 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.schema import CreateColumn
 
 from tfrobot.brain.memory import watch_lost_connections
-from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER
+from tfrobot.drive.mcp import MCPStartError
+from tfrobotserver.actions.injected import ASYNC_SESSION, PRINCIPAL, ROBOT, STEP_PREPARER, TURN_PREPARER
+from tfrobotserver.app.claims import check_collections, claim_collections
 from tfrobotserver.app.readiness import chat_readiness
 from tfrobotserver.app.settings import ServerSettings
 from tfrobotserver.app.stores import MessageStores
 from tfrobotserver.app.turns import Turns
 from tfrobotserver.robot.base import Robot
 from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
-from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin
-from tfrobotserver.robot.factory.brain.memory.graph_manage_mixin import GraphManageMixin
 from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.storage import metadata
 
 logger = logging.getLogger("tfrobotserver")
 
-PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT, TURN_PREPARER})
+PROVIDED = frozenset({ASYNC_SESSION, PRINCIPAL, ROBOT, STEP_PREPARER, TURN_PREPARER})
 """Context keys the server can inject into action parameters."""
 _STARTUP_LOCK: Final = 0x7466_7365_7276_6572  # "tfserver": one start-up at a time per PostgreSQL database
 logger = logging.getLogger("tfrobotserver")
@@ -62,22 +63,10 @@ def load_robots(paths: Sequence[str]) -> list[Robot]:
     return robots
 
 
-def check_collections(robots: Sequence[Robot]) -> None:
-    """Refuse a document or graph collection that two robots name: each collection belongs to one robot."""
-    owners: dict[tuple[str, str], str] = {}
-    for robot in robots:
-        for comp_name, comp in robot.components.items():
-            collection = getattr(comp, "collection", None)
-            kind = "documents" if isinstance(comp, DpeManageMixin) else "graph"
-            if not isinstance(comp, DpeManageMixin | GraphManageMixin) or not isinstance(collection, str):
-                continue
-            owner = owners.setdefault((kind, collection), robot.name)
-            if owner != robot.name:
-                raise ValueError(
-                    f"robots {owner!r} and {robot.name!r} both keep {kind} in collection {collection!r} "
-                    f"({robot.name}/{comp_name}): a collection belongs to one robot, so that neither sees or changes "
-                    f"the other's; give one of them its own `{kind}.collection` (default: the robot's name)"
-                )
+class StartupError(RuntimeError):
+    """A start-up the user can fix (a collection another server's robot owns, an MCP server that did not
+    start, a database of an older TFRobot): the message names the file or entry and the fix, and
+    `tfrobot serve` prints it in a line and exits 2 instead of a traceback."""
 
 
 def _addable(column: Column[object]) -> bool:
@@ -155,21 +144,29 @@ class Runtime:
                 stale = await conn.run_sync(_add_missing_columns)
             if stale:
                 shown = "; ".join(f"{table} lacks {', '.join(cols)}" for table, cols in stale.items())
-                raise RuntimeError(
+                raise StartupError(
                     f"the server database {self.engine.url.render_as_string(hide_password=True)} was created by an "
                     f"older TFRobot ({shown}); its tables hold only seed data and component edits: drop them (or "
                     "delete the SQLite file), or set database_url to a new database"
                 )
+            try:
+                async with self.engine.begin() as conn:
+                    await conn.run_sync(claim_collections, list(self.robots.values()))
+            except ValueError as exc:
+                raise StartupError(str(exc)) from None
             server_url = self.engine.url.render_as_string(hide_password=False)
             for robot in self.robots.values():
-                for component in robot.components.values():
-                    if isinstance(component, ConversationsComponent):
-                        await component.aopen_store(self.stores.open, server_url)
-                    # one transaction per component: a SQLite write lock is not held across another's start-up
-                    async with self.sessions.begin() as session:
-                        if isinstance(component, ConfigurableMixin):
-                            await component.load_saved_config(session)
-                        await component.aon_startup(session)
+                for name, component in robot.components.items():
+                    try:
+                        if isinstance(component, ConversationsComponent):
+                            await component.aopen_store(self.stores.open, server_url)
+                        # one transaction per component: a SQLite write lock is not held across another's start-up
+                        async with self.sessions.begin() as session:
+                            if isinstance(component, ConfigurableMixin):
+                                await component.load_saved_config(session)
+                            await component.aon_startup(session)
+                    except (ValueError, MCPStartError) as exc:
+                        raise StartupError(f"{robot.source or robot.name} ({name}): {exc}") from None
             self._started = True
             self._log_readiness()
 
@@ -182,7 +179,8 @@ class Runtime:
             if status.ready:
                 logger.info("robot %r can chat", robot.name)
             for problem in status.problems:
-                logger.warning("robot %r cannot chat: %s", robot.name, problem)
+                verdict = "has a warning" if status.ready else "cannot chat"
+                logger.warning("robot %r %s: %s", robot.name, verdict, problem)
         logger.info("conversation stores: %s", ", ".join(self.stores.describe()) or "none")
 
     @asynccontextmanager

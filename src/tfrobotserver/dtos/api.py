@@ -46,6 +46,7 @@ class ActionInfo(HttpModel):
     """Everything a console needs to render and call one action."""
 
     name: str
+    title: str = Field(description="what a console calls the action (`@tfs_action(title=…)`, else the name in words)")
     alias: ActionAliasInfo
     description: str
     params_schema: dict[str, Any]
@@ -83,5 +84,8 @@ class ErrorBody(HttpModel):
     provider_message: str | None = Field(default=None, description="The provider's own error message.")
     fix: str | None = Field(default=None, description="What to do about it, e.g. 'set OPENAI_API_KEY …'.")
     retry_after: float | None = Field(default=None, description="Seconds to wait before retrying, when known.")
+    retries: int | None = Field(
+        default=None, description="How often the provider's SDK retried before giving up (the LLM's `max_retries`)."
+    )
     upstream_status: int | None = Field(default=None, description="The provider's HTTP status, when it answered.")
     conversation_id: str | None = Field(default=None, description="The conversation the failed turn is stored in.")

@@ -18,24 +18,19 @@ from pydantic import Field, ValidationError
 from tfrobot.schema.message.base import content_text
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
-from tfrobotserver.app.chat import run_turn
+from tfrobotserver.app.chat import ChatTurn, run_turn
 from tfrobotserver.app.errors import ApiError, field_errors
 from tfrobotserver.app.invoke import find_robot
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.dtos.base import HttpModel
-from tfrobotserver.mcp.tools import error_result
+from tfrobotserver.mcp.tools import arguments_json, error_result
 from tfrobotserver.robot.agent import new_input
 
 CHAT_TOOL = "chat"
 
 
-class ChatArguments(HttpModel):
-    """One user turn."""
-
-    message: str = Field(min_length=1, description="What the user says to the robot.")
-    conversation_id: str | None = Field(
-        default=None, description="Continue this conversation (from an earlier answer); omit to start a new one."
-    )
+class ChatArguments(ChatTurn):
+    """One user turn: the HTTP chat's body without `dryRun`, validated by the same types."""
 
 
 class ChatAnswer(HttpModel):
@@ -67,7 +62,7 @@ async def call_chat(runtime: Runtime, principal: Principal, robot: str, argument
     try:
         found = find_robot(runtime, robot)
         try:
-            params = ChatArguments.model_validate_json(json.dumps(arguments, ensure_ascii=False))
+            params = ChatArguments.model_validate_json(arguments_json(arguments, "the chat request"))
         except ValidationError as exc:
             errors = field_errors(exc.errors(include_url=False))
             raise ApiError(

@@ -7,12 +7,15 @@ bodies. Who is calling comes from `principal_of(request)`: over HTTP the request
 its bearer token authenticated (`tfrobotserver.mcp.endpoint`), over stdio it is the local user.
 
 `tools/list` shows only the tools the caller may call: a read token sees the read actions and no
-`chat`. Calling a tool that is not shown is refused with the HTTP API's 403 body all the same.
+`chat`. Calling a tool that is not shown is refused with the HTTP API's 403 body all the same. Every
+caller is `unattended`: the client's model picks the calls, so no call is a person's confirmation (the
+tools component then refuses `confirm` tools, as the `chat` tool's turn does).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from mcp import types
@@ -41,7 +44,7 @@ def build_server(runtime: Runtime, robot: str, principal_of: PrincipalOf) -> Ser
     )
 
     def caller() -> Principal:
-        return principal_of(server.request_context.request)
+        return replace(principal_of(server.request_context.request), unattended=True)  # a model may be calling
 
     async def list_tools(request: types.ListToolsRequest) -> types.ServerResult:
         principal = caller()

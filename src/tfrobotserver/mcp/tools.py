@@ -13,7 +13,9 @@ the schema and in `structuredContent` alike.
 
 Calls go through `tfrobotserver.app.invoke.invoke`, the code of the HTTP route: the same scope check,
 validation, injection, serialization and error bodies. An `ApiError` becomes a tool result with
-`isError: true` whose text is the JSON error body the HTTP API would send.
+`isError: true` whose text is the JSON error body the HTTP API would send. Arguments arrive already
+decoded by the SDK, so what JSON bytes could never hold (a lone surrogate from a `\\ud800` escape) is
+refused first, by `arguments_json`, with the 422 naming the field, before anything encodes them.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.app.errors import ApiError
 from tfrobotserver.app.invoke import invoke
 from tfrobotserver.app.runtime import Runtime
+from tfrobotserver.app.storable_json import unstorable_values
 from tfrobotserver.robot.base import Robot
 
 _PORTABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
@@ -60,6 +63,17 @@ def error_result(err: ApiError) -> types.CallToolResult:
     """A tool error carrying the HTTP API's error body as its text (the model can read and fix it)."""
     body = json.dumps(err.body.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
     return types.CallToolResult(content=[types.TextContent(type="text", text=body)], isError=True)
+
+
+def arguments_json(arguments: Any, what: str) -> bytes:
+    """A tool call's decoded arguments as the JSON body the HTTP route would get; a 422 naming each field that
+    holds text no store keeps (NUL, a lone surrogate) or a number JSON has not, before it is encoded."""
+    unstorable = unstorable_values(arguments)
+    if unstorable:
+        raise ApiError(
+            422, "invalid_params", f"{len(unstorable)} invalid value(s) for {what}; see `errors`", unstorable
+        )
+    return json.dumps(arguments, ensure_ascii=False).encode()
 
 
 def output_schema(ret_schema: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -91,8 +105,8 @@ class ActionTool:
 
     async def call(self, runtime: Runtime, principal: Principal, robot: str, arguments: Any) -> types.CallToolResult:
         """Run the action as `POST …/actions/{action}` would, with `arguments` as the JSON body."""
-        body = json.dumps(arguments, ensure_ascii=False).encode()
         try:
+            body = arguments_json(arguments, repr(self.action.name))
             raw = await invoke(runtime, principal, robot, self.component, self.action.name, body)
         except ApiError as err:
             return error_result(err)

@@ -15,11 +15,12 @@ from typing import Any
 from tfrobot.brain import Brain
 from tfrobot.brain.chain.base import Chain
 from tfrobot.brain.chain.llms import ChatLLM
+from tfrobot.brain.memory import ConversationNotFound
 from tfrobot.drive import Confirm, Drive
 from tfrobot.drive.tfl_registry import DriveToolRegistry
-from tfrobot.schema.message import TextMessage
+from tfrobot.schema.message import TRACE_META_KEY, BaseMessage, IntermediateTrace, TextMessage, UserMessage
 from tfrobot.tfl import TFLInterpreter
-from tfrobotserver.actions.errors import ActionInputError
+from tfrobotserver.actions.errors import ActionInputError, ActionNotFoundError
 from tfrobotserver.robot.base import AgentSpec, Robot
 from tfrobotserver.robot.factory.brain.conversations import ConversationsComponent
 from tfrobotserver.robot.factory.brain.llm import LLMComponent
@@ -103,6 +104,52 @@ async def prepared_turn(robot: Robot, message: str, conversation_id: str | None)
     user_input = new_input(message, conversation_id)
     history = brain.chain.prompt_history(await brain.history(user_input))
     return PreparedTurn(brain.chain.tools, history, user_input)
+
+
+async def prepared_step(robot: Robot, conversation_id: str, msg_id: str, step: int) -> PreparedTurn:
+    """LLM step `step` (0-based, as the trace marks it) of the stored turn user message `msg_id` started: the
+    turns before it (the last `recall_turns`, as that turn recalled them) behind the current system prompt, the
+    input without its trace, and the thinking and doing of the steps before `step`. The server injects this as
+    the `StepPreparer` of the LLM component's request view; what it builds is re-rendered, not what was sent."""
+    brain = build_brain(robot)
+    try:
+        stored = await brain.memory.recall(conversation_id)
+    except ConversationNotFound:
+        stored = []
+    at = next((i for i, m in enumerate(stored) if m.msg_id == msg_id and isinstance(m, UserMessage)), None)
+    if at is None:
+        raise ActionNotFoundError(
+            "msg_id", f"conversation {conversation_id!r} of robot {robot.name!r} has no turn {msg_id!r}", msg_id
+        )
+    user = stored[at]
+    assert isinstance(user, UserMessage)  # found as one above
+    records = user.intermediate_trace.ordered()
+    steps = sorted({s for r in records if isinstance(s := _mark(r).get("step"), int)})
+    last = (steps[-1] + 1) if steps else 0  # the answer's step, or the one a failed turn stopped in
+    if not 0 <= step <= last:
+        raise ActionInputError("step", f"turn {msg_id!r} has LLM steps 0 to {last}", step)
+    before = [r for r in records if _step_of(r) < step]
+    user_input = user.model_copy(update={"intermediate_trace": IntermediateTrace()})
+    history = brain.chain.prompt_history(_last_turns(stored[:at], brain.recall_turns))
+    return PreparedTurn(brain.chain.tools, history, user_input, before)
+
+
+def _mark(msg: BaseMessage) -> dict[str, Any]:
+    mark = msg.additional_kwargs.get(TRACE_META_KEY)
+    return mark if isinstance(mark, dict) else {}
+
+
+def _step_of(msg: BaseMessage) -> int:
+    step = _mark(msg).get("step")
+    return step if isinstance(step, int) else 0
+
+
+def _last_turns(history: list[BaseMessage], turns: int) -> list[BaseMessage]:
+    """The messages of the last `turns` turns of `history` (a turn starts at a user message)."""
+    starts = [i for i, m in enumerate(history) if m.role == "user"]
+    if len(starts) <= turns:
+        return history
+    return history[starts[-turns] :] if turns > 0 else []
 
 
 async def dry_run_request(

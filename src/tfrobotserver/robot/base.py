@@ -33,6 +33,7 @@ class Robot:
         components: Mapping[str, TFSComponent],
         description: str = "",
         agent: AgentSpec | None = None,
+        source: str = "",
     ) -> None:
         for comp_name, comp in components.items():
             type(comp).tfs_bound_actions()  # raises for generic component classes
@@ -60,3 +61,5 @@ class Robot:
         self.components: dict[str, TFSComponent] = dict(components)
         self.agent = agent
         """How the robot chats (which components are its LLM, prompt and memory; its tools); None: no chat."""
+        self.source = source
+        """Where the robot is defined (its robot file), for errors that tell the user what to edit."""

@@ -19,11 +19,12 @@ Errors name the file and the entry (`tools[2] (myapp.tools:nope): …`).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.dtos.factory.base import Edge, Node
@@ -33,7 +34,8 @@ from tfrobotserver.robot.factory.brain.llm import LLMComponent
 from tfrobotserver.robot.factory.brain.memory.graph_component import GraphComponent, demo_graph_elements
 from tfrobotserver.robot.factory.brain.memory.memory_component import MemoryComponent
 from tfrobotserver.robot.factory.prompt import PromptComponent
-from tfrobotserver.robot.tools import ToolEntry, ToolsComponent
+from tfrobotserver.robot.problems import validation_problems
+from tfrobotserver.robot.tools import MCPTools, ToolEntry, ToolsComponent
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 DEMO_CONFIG = Path(__file__).with_name("configs") / "demo.yaml"
@@ -101,20 +103,36 @@ def load_robot_config(path: Path) -> RobotConfig:
     text = path.read_text(encoding="utf-8")
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}, column {exc.colno}: {exc.msg}; fix the JSON there") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        context = f" {exc.context}" if exc.context else ""
+        raise ValueError(f"{path}: {where}{exc.problem}{context}; fix the YAML there") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not YAML: {exc}") from None
+    try:
         return RobotConfig.model_validate(data)
-    except (ValueError, yaml.YAMLError) as exc:
+    except ValidationError as exc:
+        raise ValueError(f"{path}: {validation_problems(exc)}; fix it in the file (docs/robots.md)") from None
+    except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
 
 def build_robot(config: RobotConfig) -> Robot:
     """The robot a configuration describes."""
-    components: dict[str, TFSComponent] = {
-        "llm": LLMComponent(
+    try:
+        llm = LLMComponent(
             provider=config.llm.provider,
             model=config.llm.model,
             params=config.llm.params,
             params_from=config.llm.params_from,
-        ),
+        )
+    except ValidationError as exc:
+        raise ValueError(f"llm: {validation_problems(exc, values=False)}") from None
+    components: dict[str, TFSComponent] = {
+        "llm": llm,
         "conversations": ConversationsComponent(memory_url=config.memory.url),
     }
     if config.tools:
@@ -147,12 +165,29 @@ def build_robot(config: RobotConfig) -> Robot:
 
 
 def load_robot(path: Path) -> Robot:
-    """`build_robot(load_robot_config(path))`; errors name the file."""
-    config = load_robot_config(path)
+    """`build_robot(load_robot_config(path))`; errors name the file, and so does the robot (`Robot.source`)."""
+    config = _in_folder(load_robot_config(path), path.parent.resolve())
     try:
-        return build_robot(config)
+        robot = build_robot(config)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{path}: {exc}") from None
+    robot.source = str(path)
+    return robot
+
+
+def _in_folder(config: RobotConfig, folder: Path) -> RobotConfig:
+    """`config` with paths relative to its file's `folder`: `module:function` entries are also imported from
+    the folder (after the server's own `sys.path`), and a stdio MCP server runs in it (`cwd`, relative to it).
+    So a robot folder works from wherever `tfrobot serve` is started."""
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
+    tools = [
+        entry.model_copy(update={"cwd": str(folder / (entry.cwd or "."))})
+        if isinstance(entry, MCPTools) and entry.command is not None
+        else entry
+        for entry in config.tools
+    ]
+    return config.model_copy(update={"tools": tools})
 
 
 def robot_files(folder: Path) -> list[Path]:

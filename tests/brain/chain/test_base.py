@@ -34,6 +34,30 @@ from tfrobot.schema.message import (
 from tfrobot.tfl import TFLInterpreter, TFLLimits, seconds_of
 
 
+async def test_every_llm_call_tool_call_and_tfl_run_is_timed_in_the_trace() -> None:
+    """Each mark says when its step started and how long it took; a tool batch gives each call's own time,
+    and the answer carries the timing of the LLM call that wrote it (the explorer's latency column)."""
+    chain = make_chain()
+    user = TextMessage(content="weather in Paris and Tokyo, with a chart", conversation_id="c1")
+    before = int(time.time() * 1000)
+    events = [event async for event in chain.astream(user)]
+    final = events[-1]
+    assert isinstance(final, FinalMessage)
+
+    records = user.intermediate_trace.ordered()
+    marks = [r.additional_kwargs[TRACE_META_KEY] for r in records]
+    answer = final.message.additional_kwargs[TRACE_META_KEY]
+    assert [m["source"] for m in marks] + [answer["source"]] == ["thinking", "doing", "thinking", "console", "thinking"]
+    starts = [m["started_at"] for m in [*marks, answer]]
+    assert starts == sorted(starts)
+    assert starts[0] >= before
+    assert all(isinstance(m["duration_ms"], int) and m["duration_ms"] >= 0 for m in [*marks, answer])
+    assert [m.get("provider") for m in [*marks, answer]] == ["scripted", None, "scripted", None, "scripted"]
+    thinking = records[0]
+    assert isinstance(thinking, AssistantTextMessage)
+    assert set(marks[1]["call_ms"]) == {c.id for c in thinking.tool_calls or ()}
+
+
 async def test_a_turn_calls_tools_in_parallel_runs_a_script_and_answers() -> None:
     chain = make_chain()
     user = TextMessage(content="weather in Paris and Tokyo, with a chart", conversation_id="c1")
@@ -60,7 +84,8 @@ async def test_a_turn_calls_tools_in_parallel_runs_a_script_and_answers() -> Non
     records = user.intermediate_trace.ordered()
     assert [type(r) for r in records] == [AssistantTextMessage, BaseMessage, AssistantTextMessage, BaseMessage]
     assert [r.role for r in records] == ["assistant", "tool", "assistant", "console"]
-    assert [r.additional_kwargs[TRACE_META_KEY] for r in records] == [
+    marks = [r.additional_kwargs[TRACE_META_KEY] for r in records]
+    assert [{k: m[k] for k in ("seq", "source", "step")} for m in marks] == [
         {"seq": 0, "source": "thinking", "step": 0},
         {"seq": 1, "source": "doing", "step": 0},
         {"seq": 2, "source": "thinking", "step": 1},

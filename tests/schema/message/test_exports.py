@@ -43,6 +43,7 @@ PUBLIC = [
     "ReasoningBlock",
     "Role",
     "ServerToolBlock",
+    "StepTiming",
     "TRACE_META_KEY",
     "TextMessage",
     "TextUserMsgPart",

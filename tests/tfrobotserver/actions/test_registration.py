@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
-from tfrobotserver.actions.decorator import _validate_get_list_return_type, tfs_action
+from tfrobotserver.actions.decorator import _validate_get_list_return_type, action_title, tfs_action
 from tfrobotserver.actions.errors import ActionProtocolError
 from tfrobotserver.actions.injected import Injected, Principal
 from tfrobotserver.dtos.base import HttpModel
@@ -70,6 +70,25 @@ def test_alias_model() -> None:
 def test_category_must_fit_the_operation(category: str | None, op: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         ActionAlias.model_validate({"category": category, "resource": "x", "resource_op_type": op})
+
+
+def test_every_action_has_a_title_in_words() -> None:
+    """The console shows titles, not method names: given, or the name without the async `a`."""
+
+    class Titled(TFSComponent):
+        @tfs_action(alias=UPDATE, title="Rename the item")
+        async def arename(self, item_id: int) -> None:
+            """Rename."""
+
+        @tfs_action(alias=UPDATE)
+        def add_tag(self, item_id: int) -> None:
+            """A plain method keeps its leading a."""
+
+    actions = Titled.tfs_bound_actions()
+    assert actions["arename"].title == "Rename the item"
+    assert actions["add_tag"].title == "Add tag"
+    assert Base.tfs_bound_actions()["aupdate_item"].title == "Update item"
+    assert (action_title("aget_docs", is_async=True), action_title("a", is_async=True)) == ("Get docs", "A")
 
 
 def test_mixin_actions_are_inherited_with_typevars_substituted() -> None:

@@ -157,3 +157,16 @@ async def test_a_page_beyond_what_a_database_can_offset_is_a_422(
     response = await call(client, component, action, {"page": 461168601842738792})
     assert response.status_code == 422, response.text
     assert [(e["path"], e["type"]) for e in response.json()["errors"]] == [("page", "less_than_equal")]
+
+
+async def test_an_empty_robot_segment_is_a_404_that_says_so(client: httpx.AsyncClient) -> None:
+    """Regression (issue 13, F): the console asked `GET /api/robots//chat` before a robot was chosen and
+    read a bare "Not Found"."""
+    for method, path in [("GET", "/api/robots//chat"), ("POST", "/api/robots//components/llm/actions/adry_run")]:
+        response = await client.request(method, path, json={} if method == "POST" else None)
+        assert response.status_code == 404
+        assert response.json() == {
+            "error": "not_found",
+            "message": f"{path} names no robot (the segment after /api/robots/ is empty); "
+            "GET /api/robots lists the robots: put one's name there",
+        }

@@ -69,7 +69,8 @@ async def test_list_actions(client: httpx.AsyncClient) -> None:
     by_name = {a["name"]: a for a in body}
     assert list(by_name) == list(MemoryComponent.__tfs_actions__)
     docs = by_name["aget_docs"]
-    assert set(docs) == {"name", "alias", "description", "paramsSchema", "retSchema"}
+    assert set(docs) == {"name", "title", "alias", "description", "paramsSchema", "retSchema"}
+    assert (docs["title"], by_name["aupdate_doc"]["title"]) == ("Get docs", "Update doc")  # the name in words
     assert docs["alias"] == {"category": "pageable", "resource": "doc", "resourceOpType": "get_list"}
     assert docs["description"] == "Documents, one page at a time (page numbers)."
     assert docs["retSchema"] == MemoryComponent.tfs_bound_actions()["aget_docs"].ret_schema

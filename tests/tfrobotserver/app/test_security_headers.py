@@ -5,10 +5,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from pathlib import Path
 
 import httpx
+from fastapi import FastAPI
 
-from tfrobotserver.app.docs import docs_csp
+from tfrobotserver.app.docs import docs_csp, mount_docs
 from tfrobotserver.app.security_headers import API_CSP, CONSOLE_CSP, headers_for
 
 
@@ -50,3 +52,23 @@ async def test_the_docs_allow_their_own_inline_script_by_hash(client: httpx.Asyn
     assert "frame-ancestors 'none'" in policy
     assert docs.headers["x-frame-options"] == "DENY"
     assert (await client.get("/redoc")).status_code == 404
+
+
+async def test_the_docs_load_swagger_ui_from_the_server_itself(client: httpx.AsyncClient) -> None:
+    """Offline and behind firewalls: no CDN in the page or its policy, the assets served here."""
+    docs = await client.get("/docs")
+    assert b"/assets/swagger/swagger-ui-bundle.js" in docs.content
+    assert b"http" not in docs.content.split(b"<script>")[0]  # no stylesheet, icon or script from elsewhere
+    assert "http" not in docs.headers["content-security-policy"]
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
+        assert (await client.get(f"/assets/swagger/{asset}")).status_code == 200
+
+
+async def test_without_a_console_build_the_docs_say_how_to_build_it(tmp_path: Path) -> None:
+    app = FastAPI(docs_url=None, redoc_url=None)  # as the server's app: /docs is ours
+    mount_docs(app, static_dir=tmp_path)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as bare:
+        docs = await bare.get("/docs")
+    assert docs.status_code == 200
+    assert "make web" in docs.text
+    assert "/openapi.json" in docs.text

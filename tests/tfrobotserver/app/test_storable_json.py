@@ -37,3 +37,15 @@ def test_a_flood_of_bad_values_reports_the_first_ones() -> None:
     for _ in range(5000):
         deep = [deep]
     assert [e.type for e in unstorable_values(deep)] == ["nul_character"]  # iterative: no recursion limit
+
+
+def test_decoded_values_with_a_lone_surrogate_are_named_and_shown_encodable() -> None:
+    """MCP tool arguments arrive decoded (`"\\ud800"` is then a lone surrogate): refused with the path, and the
+    echoed value is one JSON and UTF-8 can carry back."""
+    found = unstorable_values({"tool_name": "lookup\ud800", "arguments": {"k\udc00": "ok", "fine": "é 😀"}})
+    assert [(e.path, e.type) for e in found] == [
+        ("tool_name", "lone_surrogate"),
+        ("arguments.k\udc00", "lone_surrogate"),
+    ]
+    assert found[0].value == "lookup?"
+    assert "UTF-8 cannot encode it" in found[0].message

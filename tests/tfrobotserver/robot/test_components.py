@@ -56,6 +56,7 @@ def test_memory_actions_and_aliases() -> None:
     }
     assert {n: d.alias.resource_op_type for n, d in PromptComponent.__tfs_actions__.items()} == {
         "arender": "render",
+        "arender_draft": "render",
         "aget_variables": "get",
         "aset_template": "config",
         "aget_config_changes": "get_list",

@@ -25,6 +25,8 @@ export interface ActionAlias {
 
 export interface ActionInfo {
   name: string;
+  /** The server's human title of the action (`@tfs_action(title=…)`, else derived from its name). */
+  title?: string | null;
   alias: ActionAlias | null;
   description?: string | null;
   paramsSchema: Schema;
@@ -113,7 +115,19 @@ export async function send(path: string, init: RequestInit = {}, accept = "appli
   if (init.body !== undefined) headers.set("Content-Type", "application/json");
   const token = getToken();
   if (token) headers.set("Authorization", `Bearer ${token}`);
-  return fetch(path, { ...init, headers });
+  try {
+    return await fetch(path, { ...init, headers });
+  } catch (err) {
+    // The browser says only "Failed to fetch" (a TypeError): the request never got an answer.
+    if (err instanceof TypeError) throw new ApiError(0, unreachable(path), null);
+    throw err;
+  }
+}
+
+/** What to tell the user when a request got no answer at all (server stopped, network down, blocked). */
+export function unreachable(path: string): string {
+  const where = typeof window === "undefined" ? "the server" : window.location.origin;
+  return `No answer from ${where} for ${path.split("?")[0]}: the server may have stopped or the network is down. Check that \`tfrobot serve\` is running, then try again.`;
 }
 
 async function bodyOf(res: Response): Promise<unknown> {

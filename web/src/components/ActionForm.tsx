@@ -6,15 +6,17 @@
  */
 import { Alert, Badge, Button, Code, Collapse, Group, Loader, Modal, Stack, Text, Tooltip } from "@mantine/core";
 import { modals } from "@mantine/modals";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, createContext, useContext, useEffect, useMemo, useState } from "react";
 
-import { type ActionInfo, ApiError, type Conflict, conflictOf } from "../api/client";
+import { type ActionInfo, ApiError, type Conflict, api, conflictOf } from "../api/client";
 import { type Params, type Scope, type UiResolution, optionsFor, pruneParams, resolveForUi } from "../protocol/resolver";
-import { fieldsOf, titleOf } from "../protocol/schema";
-import { isDestructive, isMutation, useComponent } from "../views/context";
+import { type FieldInfo, fieldsOf, titleOf } from "../protocol/schema";
+import { actionTitle, isDestructive, isMutation, useComponent } from "../views/context";
 import { toText } from "./format";
 import { ResultView } from "./ResultView";
 import { FieldRenderer } from "./SchemaForm";
+import { notifyDone } from "./toast";
 
 type ResolutionState = { status: "pending" } | { status: "done"; value: UiResolution } | { status: "error"; message: string };
 
@@ -68,12 +70,31 @@ export function ActionModalHost(props: { children: ReactNode }) {
   return (
     <ModalCtx.Provider value={open}>
       {props.children}
-      <Modal opened={req !== null} onClose={() => setReq(null)} title={req?.action.name} size="lg" keepMounted={false}>
+      <Modal
+        opened={req !== null}
+        onClose={() => setReq(null)}
+        title={req && <ActionHeading action={req.action} />}
+        size="lg"
+        keepMounted={false}
+      >
         {req && (
           <ActionForm key={req.key} action={req.action} scope={req.scope} sources={req.sources} onDone={() => setReq(null)} />
         )}
       </Modal>
     </ModalCtx.Provider>
+  );
+}
+
+/** An action's title with its name beside it (the name is what the API, the logs and the docs use). */
+export function ActionHeading(props: { action: ActionInfo }) {
+  const title = actionTitle(props.action);
+  return (
+    <Group gap="xs" component="span">
+      <Text component="span" fw={600}>
+        {title}
+      </Text>
+      {title !== props.action.name && <Code>{props.action.name}</Code>}
+    </Group>
   );
 }
 
@@ -99,7 +120,7 @@ export function ActionButton(props: { action: ActionInfo; scope: Scopes; sources
         open({ action, scope, sources: props.sources });
       }}
     >
-      {warning ? `⚠ ${action.name}` : action.name}
+      {warning ? `⚠ ${actionTitle(action)}` : actionTitle(action)}
     </Button>
   );
   if (!reason) return button;
@@ -124,6 +145,23 @@ export function ActionButtons(props: { names: string[] | undefined; scope: Scope
   );
 }
 
+/**
+ * A config action's form starts from the component's configuration in effect: its scalar and list
+ * values (a template, a provider, a model). Objects (`params`, `defaults`) start empty: the config
+ * actions keep them when they are not sent, and a stored one may hold deployment settings that are
+ * not writable over HTTP.
+ */
+function configValues(config: unknown, fields: FieldInfo[]): Params {
+  if (!config || typeof config !== "object") return {};
+  const c = config as Record<string, unknown>;
+  const out: Params = {};
+  for (const f of fields) {
+    const v = c[f.name];
+    if (v !== null && v !== undefined && (typeof v !== "object" || Array.isArray(v))) out[f.name] = v;
+  }
+  return out;
+}
+
 export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?: string[]; standalone?: boolean; onDone?: () => void }) {
   const { action, scope } = props;
   const ctx = useComponent();
@@ -137,12 +175,24 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
   const [running, setRunning] = useState(false);
   const [showScope, setShowScope] = useState(false);
 
+  const client = useQueryClient();
+  const isConfig = action.alias?.resourceOpType === "config";
+  const components = useQuery({
+    queryKey: ["components", ctx.robot],
+    queryFn: () => api.components(ctx.robot),
+    enabled: isConfig,
+  });
+  const configWait = isConfig && components.isPending;
+  const config = components.data?.find((c) => c.name === ctx.component)?.config;
+
   const resolution = state.status === "done" ? state.value : undefined;
   useEffect(() => {
-    if (resolution) setValues({ ...resolution.params });
-  }, [resolution]);
+    if (!resolution || configWait) return;
+    const resolved = Object.fromEntries(Object.entries(resolution.params).filter(([, v]) => v !== null && v !== undefined));
+    setValues({ ...(isConfig ? configValues(config, fields) : {}), ...resolved });
+  }, [resolution, configWait, isConfig, config, fields]);
 
-  if (state.status === "pending" || (resolution && values === null)) return <Loader size="sm" aria-label="Resolving parameters" />;
+  if (state.status === "pending" || configWait || (resolution && values === null)) return <Loader size="sm" aria-label="Resolving parameters" />;
   if (state.status === "error") return <Alert color="red">{state.message}</Alert>;
   const r = resolution as UiResolution;
   const current = values ?? {};
@@ -157,7 +207,11 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
     setErrors({});
     try {
       const out = await ctx.invoke(action.name, pruneParams(sent, fields));
-      if (isMutation(action)) await ctx.afterMutation(action, props.sources ?? []);
+      if (isMutation(action)) {
+        await ctx.afterMutation(action, props.sources ?? []);
+        if (isConfig) await client.invalidateQueries({ queryKey: ["components", ctx.robot] });
+        notifyDone(action);
+      }
       setResult({ value: out });
       if (isMutation(action) && props.onDone) props.onDone();
     } catch (err) {
@@ -166,7 +220,15 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
         setConflict(stale);
         return;
       }
-      if (err instanceof ApiError && err.status === 422 && Object.keys(err.fields).length) setErrors(err.fields);
+      if (err instanceof ApiError && err.status === 422 && Object.keys(err.fields).length) {
+        // Each message once, where it belongs: on its field; only what no field shows goes in the alert.
+        const known = new Set(fields.map((f) => f.name));
+        const entries = Object.entries(err.fields);
+        setErrors(Object.fromEntries(entries.filter(([k]) => known.has(k))));
+        const elsewhere = entries.filter(([k]) => !known.has(k)).flatMap(([k, ms]) => ms.map((m) => (k ? `${k}: ${m}` : m)));
+        setFailure(elsewhere.length ? elsewhere.join("; ") : null);
+        return;
+      }
       setFailure(err instanceof Error ? err.message : String(err));
     } finally {
       setRunning(false);
@@ -200,7 +262,7 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
       .map(([k, v]) => `${k}=${toText(v)}`)
       .join(", ");
     modals.openConfirmModal({
-      title: `Confirm ${action.name}`,
+      title: `Confirm: ${actionTitle(action)}`,
       children: <Text size="sm">{`This cannot be undone. Run ${action.name} with ${shown || "no parameters"}?`}</Text>,
       labels: { confirm: "Delete", cancel: "Cancel" },
       confirmProps: { color: "red" },
@@ -208,7 +270,6 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
     });
   };
 
-  const formError = errors[""]?.join("; ");
   return (
     <Stack gap="sm" data-form={action.name}>
       {action.description && !props.standalone && (
@@ -251,7 +312,7 @@ export function ActionForm(props: { action: ActionInfo; scope: Scopes; sources?:
       ))}
       {failure && (
         <Alert color="red" title="Request failed" role="alert">
-          {formError ? `${failure}: ${formError}` : failure}
+          {failure}
         </Alert>
       )}
       {conflict && (

@@ -8,6 +8,7 @@
 import {
   ActionIcon,
   Button,
+  FileInput,
   Fieldset,
   Group,
   JsonInput,
@@ -198,6 +199,46 @@ function numberValue(v: string | number): number | undefined {
   return Number.isNaN(n) ? undefined : n;
 }
 
+/**
+ * A text longer than this gets a multi-line box; shorter ones (IRIs, file names and URIs, up to 1024
+ * characters) stay one line, where Enter submits and the value reads as one thing.
+ */
+const ONE_LINE_MAX = 1024;
+
+/** The bytes of a chosen file as base64 (what a `contentEncoding: base64` string takes). */
+async function fileBase64(file: File): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function FileField(p: FieldProps) {
+  const [file, setFile] = useState<File | null>(null);
+  const [reading, setReading] = useState<string | undefined>();
+  return (
+    <FileInput
+      {...common(p)}
+      value={file}
+      clearable
+      placeholder="Choose a file"
+      error={p.error ?? reading}
+      onChange={(f) => {
+        setFile(f);
+        setReading(undefined);
+        if (!f) {
+          p.onChange(undefined);
+          return;
+        }
+        fileBase64(f).then(
+          (b64) => p.onChange(b64),
+          (err: unknown) => setReading(`cannot read ${f.name}: ${err instanceof Error ? err.message : String(err)}`),
+        );
+      }}
+    />
+  );
+}
+
 const INPUT_TYPES: Record<string, string> = { email: "email", uri: "url", date: "date", "date-time": "datetime-local", time: "time" };
 
 /** The ranked registry: the highest rank wins; JsonField (rank 0) is the fallback. */
@@ -213,6 +254,11 @@ export const FIELD_RENDERERS: Renderer[] = [
     render: (p) => (
       <SelectField {...p} choices={(p.schema.enum ?? [p.schema.const ?? null]).map((v) => ({ label: String(v), value: v }))} />
     ),
+  },
+  {
+    name: "file",
+    rank: (p) => (typeOf(p.schema) === "string" && p.schema.contentEncoding === "base64" && !p.readOnly ? 30 : NOT_APPLICABLE),
+    render: (p) => <FileField {...p} />,
   },
   {
     name: "boolean",
@@ -248,7 +294,7 @@ export const FIELD_RENDERERS: Renderer[] = [
     rank: (p) => (typeOf(p.schema) === "string" ? 10 : NOT_APPLICABLE),
     render: (p) => {
       const value = typeof p.value === "string" ? p.value : p.value === undefined ? "" : String(p.value);
-      const long = (p.schema.maxLength ?? 0) > 200 || p.schema.format === "textarea" || value.includes("\n");
+      const long = (p.schema.maxLength ?? 0) > ONE_LINE_MAX || p.schema.format === "textarea" || value.includes("\n");
       const onChange = (t: string) => p.onChange(t === "" && !p.required ? undefined : t);
       if (long) return <Textarea {...common(p)} autosize minRows={3} value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
       return (
@@ -300,7 +346,8 @@ export const FIELD_RENDERERS: Renderer[] = [
 
 export function FieldRenderer(props: FieldProps) {
   const schema = deref(props.schema, props.root);
-  const p = { ...props, schema };
+  // A null from the data (a node without properties) is an empty field, never the text "null".
+  const p = { ...props, schema, value: props.value === null ? undefined : props.value };
   let best: Renderer | undefined;
   let bestRank = NOT_APPLICABLE;
   for (const r of FIELD_RENDERERS) {

@@ -22,3 +22,24 @@ export function safeImageSrc(part: unknown): string | undefined {
   }
   return undefined;
 }
+
+const TS_KEY = /(^|_)(ts|at)$|[a-z](Ts|At)$/;
+/** Numbers above this are milliseconds since the epoch (it is 1973 in ms, 5138 in seconds). */
+const MS_FROM = 1e11;
+
+/**
+ * A timestamp as a local date and time: a number under a `…Ts` / `…_ts` / `…At` key (ms or s since
+ * the epoch, as the server stores them) or a string of format `date-time`; undefined for anything else.
+ */
+export function dateText(key: string, value: unknown, format?: string): string | undefined {
+  let date: Date | undefined;
+  if (typeof value === "number" && TS_KEY.test(key) && value > 0) date = new Date(value >= MS_FROM ? value : value * 1000);
+  else if (typeof value === "string" && format === "date-time") date = new Date(value);
+  if (!date || Number.isNaN(date.getTime())) return undefined;
+  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+}
+
+/** A table cell or a field shown read-only: dates as dates, everything else through `toText`. */
+export function cellText(key: string, value: unknown, format?: string): string {
+  return dateText(key, value, format) ?? toText(value);
+}

@@ -11,14 +11,22 @@
  * A failed turn (an HTTP error, or an SSE `error` event after the stream began) shows where its reply
  * would be: for a provider failure (`error: "provider_error"`) its kind, the provider, the message, the
  * fix and when to retry; the conversation goes on in the one the failed turn is stored in.
+ * Steps appear as they happen: every `event` (a typed chain event) that finishes a step — an assistant step
+ * that calls tools or writes a script, a tool result, a console output — is shown at once; the `trace`
+ * records replace them when the turn ends. `conversation` resumes a stored conversation (its turns are read
+ * from the conversations component); "New conversation" starts one. Enter sends, Shift+Enter is a newline.
  * The view is hidden when `GET /api/robots/{robot}/chat` answers 404.
  */
-import { Accordion, Alert, Badge, Button, Code, Group, Image, Paper, Stack, Switch, Text, Textarea } from "@mantine/core";
+import { Accordion, Alert, Badge, Button, Code, Group, Image, Modal, Paper, Stack, Switch, Text, Textarea } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 
-import { ApiError, failure, send as apiFetch } from "../api/client";
+import { ApiError, api, failure, send as apiFetch } from "../api/client";
 import { safeImageSrc, toText } from "../components/format";
+import { routeHash } from "../route";
+import { useChatComponents } from "./chatInfo";
+import { Playground, playMessagesOf } from "./Playground";
+import { when } from "./traceModel";
 
 type Rec = Record<string, unknown>;
 
@@ -55,6 +63,8 @@ export interface TurnFailure {
 
 export interface Turn {
   user: string;
+  /** When the user sent it (epoch ms). */
+  at?: number;
   confirms?: Confirmation[];
   reply: string;
   /** The model refused (finish reason `refusal`): what it or its provider said instead of an answer. */
@@ -62,8 +72,12 @@ export interface Turn {
   trace: Rec[];
   request?: unknown;
   error?: string;
+  /** The HTTP status of `error` (0: no answer): what the error card's title says. */
+  errorStatus?: number;
   failure?: TurnFailure;
   streaming?: boolean;
+  /** Read from the store (a resumed conversation): its trace starts folded; a live turn's is open. */
+  stored?: boolean;
 }
 
 const KIND_TITLES: Record<string, string> = {
@@ -81,6 +95,28 @@ const KIND_TITLES: Record<string, string> = {
   connection: "Provider unreachable",
   bad_response: "Not the provider's API",
 };
+
+/** Titles of errors that are not a provider's: what a reader needs to know first. */
+const STATUS_TITLES: Record<number, string> = {
+  400: "Request refused",
+  401: "Not signed in: set the API token",
+  403: "Not allowed with this token",
+  404: "Not found",
+  409: "Changed meanwhile",
+  413: "Message too large",
+  422: "Message refused",
+  424: "The robot is not set up for this: a service it depends on failed",
+  429: "Too many requests",
+  500: "Server error",
+  502: "A service the robot uses failed",
+  503: "Server unavailable, try again",
+  504: "Timed out",
+};
+
+/** The title of a failed turn's card for an error that is not a typed provider failure. */
+export function errorTitle(status: number): string {
+  return STATUS_TITLES[status] ?? (status ? `Failed (HTTP ${status})` : "Failed");
+}
 
 /** The typed failure of an error body (`error: "provider_error"`), or undefined for any other error. */
 export function failureOf(body: unknown): TurnFailure | undefined {
@@ -132,8 +168,9 @@ function ConfirmCall(props: { robot: string; confirm: Confirmation; onState: (pa
   };
   const asking = confirm.state === "asking" || confirm.state === "sending";
   return (
-    <Alert color={asking ? "orange" : confirm.state === "approved" ? "green" : "gray"} title="Confirm a tool call" data-confirm={confirm.id}>
-      <Code block>{`${toText(confirm.call.name)}(${toText(confirm.call.arguments)})`}</Code>
+    <Alert color={asking ? "orange" : confirm.state === "approved" ? "green" : "gray"} title={`Run the tool “${toText(confirm.call.name)}”?`} data-confirm={confirm.id}>
+      <Text size="sm">{`The robot asks to run ${toText(confirm.call.name)} with these arguments; it runs only if you approve:`}</Text>
+      <Code block>{prettyArguments(confirm.call.arguments)}</Code>
       {asking ? (
         <Group mt="xs" gap="xs">
           <Button size="xs" color="red" loading={confirm.state === "sending"} onClick={() => void answer(true)}>
@@ -153,6 +190,16 @@ function ConfirmCall(props: { robot: string; confirm: Confirmation; onState: (pa
   );
 }
 
+function prettyArguments(args: unknown): string {
+  if (typeof args !== "string") return toText(args);
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    return args;
+  }
+}
+
+/** Whether `robot` chats; "" (no robot chosen yet) asks nothing, since `/api/robots//chat` names no robot. */
 export function useChatAvailable(robot: string): boolean {
   const q = useQuery({
     queryKey: ["chat-probe", robot],
@@ -160,6 +207,7 @@ export function useChatAvailable(robot: string): boolean {
       const res = await apiFetch(`/api/robots/${enc(robot)}/chat`);
       return res.status !== 404;
     },
+    enabled: robot !== "",
     staleTime: Infinity,
   });
   return q.data === true;
@@ -172,14 +220,15 @@ function Attachments(props: { parts: unknown }) {
   return (
     <Group>
       {srcs.map((s, i) => (
-        <Image key={i} src={s} alt={`attachment ${i + 1}`} maw={280} data-testid="trace-image" />
+        <Image key={i} src={s} alt={`attachment ${i + 1}`} w="auto" maw="100%" fit="contain" data-testid="trace-image" />
       ))}
     </Group>
   );
 }
 
-/** One trace record → the steps it holds, in order. */
-export function TraceRecord(props: { record: Rec }) {
+/** One trace record → the steps it holds, in order. A console output does not repeat a script that an
+ * earlier record of the turn showed already (`shownScripts`): each TFL script is shown once. */
+export function TraceRecord(props: { record: Rec; shownScripts?: ReadonlySet<string> }) {
   const r = props.record;
   const role = toText(r.role);
   const out: React.ReactNode[] = [];
@@ -220,7 +269,7 @@ export function TraceRecord(props: { record: Rec }) {
       const cr = (c && typeof c === "object" ? c : { result: c }) as Rec;
       out.push(
         <TraceStep key={`con${i}`} kind="console" body={toText(cr.result)} code>
-          {typeof cr.script === "string" && <Code block>{cr.script}</Code>}
+          {typeof cr.script === "string" && !props.shownScripts?.has(cr.script) && <Code block>{cr.script}</Code>}
           <Attachments parts={cr.attachments} />
         </TraceStep>,
       );
@@ -269,30 +318,118 @@ async function* sse(res: Response): AsyncGenerator<{ event: string; data: unknow
   }
 }
 
-export function ChatView(props: { robot: string }) {
+/** The scripts the assistant records of a trace carry (the console outputs need not repeat them). */
+function scriptsOf(trace: Rec[]): Set<string> {
+  const out = new Set<string>();
+  for (const r of trace) {
+    const scripts = pick(r, "tflScripts", "tfl_scripts");
+    if (Array.isArray(scripts)) scripts.forEach((sc) => typeof sc === "string" && out.add(sc));
+  }
+  return out;
+}
+
+/** A chain event that completes a step, as the trace record it will be stored as (undefined: not a step). */
+export function liveRecord(event: Rec): Rec | undefined {
+  const type = event.type;
+  if (type === "assistant") {
+    const msg = (event.message && typeof event.message === "object" ? event.message : {}) as Rec;
+    const calls = pick(msg, "tool_calls", "toolCalls");
+    const scripts = pick(msg, "tfl_scripts", "tflScripts");
+    const acts = (Array.isArray(calls) && calls.length > 0) || (Array.isArray(scripts) && scripts.length > 0);
+    return acts ? msg : undefined; // the answer itself is the reply, not a step
+  }
+  if (type === "tool_result") return { role: "tool", tool_reses: [event.result] };
+  if (type === "console") return { role: "console", console_reses: [event.result] };
+  return undefined;
+}
+
+/** Stored messages (`aget_messages` rows, oldest first) → the chat's turns. */
+function storedTurns(rows: Rec[]): Turn[] {
+  const turns: Turn[] = [];
+  for (const row of rows) {
+    const message = (row.message && typeof row.message === "object" ? row.message : {}) as Rec;
+    if (row.role === "user") {
+      const trace = (message.intermediate_trace && typeof message.intermediate_trace === "object" ? message.intermediate_trace : {}) as Rec;
+      const f = (trace.failure && typeof trace.failure === "object" ? trace.failure : undefined) as Rec | undefined;
+      const turn: Turn = { user: toText(row.text), reply: "", trace: Array.isArray(row.trace) ? (row.trace as Rec[]) : [], stored: true };
+      if (typeof row.createTs === "number") turn.at = row.createTs;
+      if (f && typeof f.kind === "string") {
+        const typed = failureOf({ ...f, error: "provider_error", providerMessage: f.provider_message, retryAfter: f.retry_after });
+        if (typed) turn.failure = typed;
+      }
+      turns.push(turn);
+    } else if (row.role === "assistant" && turns.length) {
+      const last = turns[turns.length - 1] as Turn;
+      last.reply = (last.reply ? `${last.reply}\n` : "") + toText(row.text);
+    }
+  }
+  return turns;
+}
+
+function useStoredTurns(robot: string, conversation: string | undefined) {
+  return useQuery({
+    queryKey: ["chat-history", robot, conversation],
+    enabled: !!conversation,
+    queryFn: async () => {
+      const res = await apiFetch(`/api/robots/${enc(robot)}/chat`);
+      if (!res.ok) throw await failure(res);
+      const component = toText(((await res.json()) as Rec).conversations);
+      const rows: Rec[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = (await api.invoke(robot, component, "aget_messages", { conversation_id: conversation, cursor, page_size: 200 })) as Rec;
+        if (Array.isArray(page.items)) rows.push(...(page.items as Rec[]));
+        cursor = typeof page.nextCursor === "string" ? page.nextCursor : null;
+      } while (cursor);
+      return storedTurns(rows);
+    },
+    staleTime: Infinity,
+  });
+}
+
+export function ChatView(props: { robot: string; conversation?: string | undefined }) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [text, setText] = useState("");
   const [dryRun, setDryRun] = useState(false);
   const [busy, setBusy] = useState(false);
-  const [conversationId, setConversationId] = useState<string | undefined>();
+  const [conversationId, setConversationId] = useState<string | undefined>(props.conversation);
+  const stored = useStoredTurns(props.robot, props.conversation);
+  const components = useChatComponents(props.robot, turns.some((t) => t.request !== undefined));
+  const [playing, setPlaying] = useState<unknown>(undefined);
+  useEffect(() => {
+    if (stored.data) setTurns((ts) => (ts.length ? ts : stored.data));
+  }, [stored.data]);
+
+  const adopt = (id: string) => {
+    setConversationId(id);
+    // the link names the conversation, without remounting this view (no hashchange for replaceState)
+    window.history.replaceState(null, "", routeHash({ robot: props.robot, chat: true, conversation: id }));
+  };
+
+  const startNew = () => {
+    setTurns([]);
+    setConversationId(undefined);
+    window.history.replaceState(null, "", routeHash({ robot: props.robot, chat: true }));
+  };
 
   const update = (i: number, patch: Partial<Turn> | ((t: Turn) => Partial<Turn>)) =>
     setTurns((ts) => ts.map((t, j) => (j === i ? { ...t, ...(typeof patch === "function" ? patch(t) : patch) } : t)));
 
   const finish = (i: number, body: Rec) => {
-    if (typeof body.conversationId === "string") setConversationId(body.conversationId);
+    if (typeof body.conversationId === "string" && body.conversationId) adopt(body.conversationId);
     const msg = (body.message && typeof body.message === "object" ? body.message : {}) as Rec;
     const reply = contentText(msg.content ?? body.message ?? body.reply);
     const refused = pick(msg, "refusal") ?? (pick(msg, "finishReason", "finish_reason") === "refusal" ? "" : undefined);
     const refusal = refused === undefined ? undefined : toText(refused) || "The model refused to answer.";
-    update(i, { reply, refusal, trace: Array.isArray(body.trace) ? (body.trace as Rec[]) : [], request: body.request, streaming: false });
+    const request = body.request === null ? undefined : body.request;
+    update(i, { reply, refusal, trace: Array.isArray(body.trace) ? (body.trace as Rec[]) : [], request, streaming: false });
   };
 
   const send = async () => {
     const message = text.trim();
-    if (!message) return;
+    if (!message || busy) return;
     const i = turns.length;
-    setTurns((ts) => [...ts, { user: message, reply: "", trace: [], streaming: true }]);
+    setTurns((ts) => [...ts, { user: message, at: Date.now(), reply: "", trace: [], streaming: true }]);
     setText("");
     setBusy(true);
     try {
@@ -303,8 +440,10 @@ export function ChatView(props: { robot: string }) {
         for await (const ev of sse(res)) {
           const d = (ev.data && typeof ev.data === "object" ? ev.data : {}) as Rec;
           if (ev.event === "delta") update(i, (t) => ({ reply: t.reply + toText(d.text) }));
-          else if (ev.event === "trace") update(i, (t) => ({ trace: [...t.trace, (d.record ?? d) as Rec] }));
-          else if (ev.event === "confirm") {
+          else if (ev.event === "event") {
+            const live = liveRecord(d);
+            if (live) update(i, (t) => ({ trace: [...t.trace, live] }));
+          } else if (ev.event === "confirm") {
             const ask: Confirmation = { id: toText(d.id), call: (d.call ?? {}) as Rec, timeout: Number(d.timeout ?? 0), state: "asking" };
             update(i, (t) => ({ confirms: [...(t.confirms ?? []), ask] }));
           } else if (ev.event === "done") finish(i, d);
@@ -316,9 +455,10 @@ export function ChatView(props: { robot: string }) {
     } catch (err) {
       const body = err instanceof ApiError && err.body && typeof err.body === "object" ? (err.body as Rec) : {};
       // the failed turn is stored in this conversation: the next one goes on in it
-      if (typeof body.conversationId === "string") setConversationId(body.conversationId);
+      if (typeof body.conversationId === "string") adopt(body.conversationId);
       const typed = failureOf(body);
-      update(i, typed ? { failure: typed, streaming: false } : { error: err instanceof Error ? err.message : String(err), streaming: false });
+      const status = err instanceof ApiError ? err.status : 0;
+      update(i, typed ? { failure: typed, streaming: false } : { error: err instanceof Error ? err.message : String(err), errorStatus: status, streaming: false });
     } finally {
       setBusy(false);
     }
@@ -326,11 +466,31 @@ export function ChatView(props: { robot: string }) {
 
   return (
     <Stack gap="sm" data-testid="chat">
+      <Group justify="space-between">
+        <Text size="sm" c="dimmed" data-testid="chat-conversation">
+          {conversationId ? `Conversation ${conversationId}` : "New conversation"}
+        </Text>
+        <Group gap="xs">
+          {conversationId && (
+            <Button size="compact-sm" variant="subtle" component="a" href={routeHash({ robot: props.robot, traces: true, conversation: conversationId })}>
+              Open in trace explorer
+            </Button>
+          )}
+          <Button size="compact-sm" variant="default" onClick={startNew} disabled={busy}>
+            New conversation
+          </Button>
+        </Group>
+      </Group>
+      {stored.isPending && props.conversation && <Text size="sm" c="dimmed">Loading the conversation…</Text>}
+      {stored.error && <Alert color="red" title="Cannot resume this conversation">{stored.error.message}</Alert>}
       {turns.map((t, i) => (
         <Paper key={i} withBorder p="sm" data-turn={i + 1}>
-          <Text size="sm" fw={600}>
-            You
-          </Text>
+          <Group justify="space-between">
+            <Text size="sm" fw={600}>
+              You
+            </Text>
+            {t.at !== undefined && <Text size="xs" c="dimmed" data-testid="turn-time">{when(t.at)}</Text>}
+          </Group>
           <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
             {t.user}
           </Text>
@@ -354,17 +514,29 @@ export function ChatView(props: { robot: string }) {
               {t.refusal}
             </Alert>
           )}
-          {t.error && <Alert color="red">{t.error}</Alert>}
+          {t.error && (
+            <Alert color="red" title={errorTitle(t.errorStatus ?? 0)} data-testid="turn-error">
+              {t.error}
+            </Alert>
+          )}
           {(t.trace.length > 0 || t.request !== undefined) && (
-            <Accordion variant="contained" mt="xs">
+            <Accordion variant="contained" mt="xs" defaultValue={t.stored ? null : "trace"}>
               <Accordion.Item value="trace">
                 <Accordion.Control>{`Trace (${t.trace.length} records)`}</Accordion.Control>
                 <Accordion.Panel>
                   <Stack gap={6}>
                     {t.trace.map((r, j) => (
-                      <TraceRecord key={j} record={r} />
+                      <TraceRecord key={j} record={r} shownScripts={scriptsOf(t.trace.slice(0, j))} />
                     ))}
-                    {t.request !== undefined && <TraceStep kind="provider request" body={JSON.stringify(t.request, null, 2)} code />}
+                    {t.request !== undefined && (
+                      <TraceStep kind="provider request" body={JSON.stringify(t.request, null, 2)} code>
+                        {components.data && (
+                          <Button size="compact-xs" variant="light" color="grape" mt={4} onClick={() => setPlaying(t.request)}>
+                            Open in playground
+                          </Button>
+                        )}
+                      </TraceStep>
+                    )}
                   </Stack>
                 </Accordion.Panel>
               </Accordion.Item>
@@ -372,15 +544,25 @@ export function ChatView(props: { robot: string }) {
           )}
         </Paper>
       ))}
+      {components.data && (
+        <Modal opened={playing !== undefined} onClose={() => setPlaying(undefined)} size="90%" title="Playground — the dry run's request">
+          {playing !== undefined && (
+            <Playground robot={props.robot} llm={components.data.llm} prompt={components.data.prompt} original="(a dry run: nothing was sent)" initial={playMessagesOf(playing)} />
+          )}
+        </Modal>
+      )}
       <Textarea
         aria-label="Message"
-        placeholder="Message the robot…"
+        placeholder="Message the robot… (Enter sends, Shift+Enter adds a line)"
         autosize
         minRows={2}
         value={text}
         onChange={(e) => setText(e.currentTarget.value)}
         onKeyDown={(e) => {
-          if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) void send();
+          if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            void send();
+          }
         }}
       />
       <Group justify="space-between">

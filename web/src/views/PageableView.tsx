@@ -3,7 +3,7 @@
  * Mantine Table) with a paginator driven by the container's schema: page/pageSize or cursor.
  * Every row gets its own scope: container variables overridden by the row's x-namespace.
  */
-import { Alert, Button, Group, Pagination, Paper, Select, Stack, Table, Text } from "@mantine/core";
+import { Alert, Button, Group, Pagination, Paper, Select, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
@@ -11,15 +11,27 @@ import { useEffect, useMemo, useRef, useState } from "react";
 
 import type { ActionInfo } from "../api/client";
 import { ActionButtons } from "../components/ActionForm";
-import { toText } from "../components/format";
+import { cellText, toText } from "../components/format";
 import { type Scopes } from "../components/ActionForm";
-import { type Params, containerScope, elementScope } from "../protocol/resolver";
-import { type Schema, deref, elementSlots, fieldsOf, titleOf } from "../protocol/schema";
+import { FieldRenderer } from "../components/SchemaForm";
+import { type Params, containerScope, elementScope, pruneParams } from "../protocol/resolver";
+import { type FieldInfo, type Schema, deref, elementSlots, fieldsOf, titleOf } from "../protocol/schema";
 import { queryKey, resourceOf, useComponent } from "./context";
 
 const PAGE_SIZES = [10, 20, 50, 100, 200, 500, 1000];
 /** One line per cell (full text in the tooltip): rows keep one height for the virtualiser. */
 const CELL = { maxWidth: 280, overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" } as const;
+/**
+ * The row actions stay pinned to the table's right edge however wide the data columns are: at 1280 px
+ * a memory table's columns are wider than the view, and the buttons scrolled out of it.
+ */
+const PINNED = {
+  position: "sticky",
+  right: 0,
+  zIndex: 2,
+  background: "var(--mantine-color-body)",
+  boxShadow: "-6px 0 6px -6px rgba(0, 0, 0, 0.35)",
+} as const;
 
 interface Paging {
   mode: "page" | "cursor";
@@ -48,6 +60,64 @@ function pagingOf(action: ActionInfo): Paging {
   };
 }
 
+/** The list's own parameters (a search query, a conversation id …): every param the paginator does not set. */
+function filterFields(action: ActionInfo, paging: Paging): FieldInfo[] {
+  const pagingNames = new Set([paging.pageParam, paging.sizeParam, paging.cursorParam]);
+  return fieldsOf(action.paramsSchema).filter((f) => !pagingNames.has(f.name));
+}
+
+function defaultsOf(fields: FieldInfo[]): Params {
+  return Object.fromEntries(fields.filter((f) => f.schema.default !== undefined && f.schema.default !== null).map((f) => [f.name, f.schema.default]));
+}
+
+/**
+ * The form above a table whose list action takes more than paging (`asearch_docs`' query,
+ * `aget_messages`' conversation): the list is asked for only once every required one is filled in,
+ * and "Apply" starts again at the first page.
+ */
+function FilterForm(props: { action: ActionInfo; fields: FieldInfo[]; applied: Params; onApply: (values: Params) => void }) {
+  const [draft, setDraft] = useState<Params>(props.applied);
+  return (
+    <Paper withBorder p="xs" data-testid="list-params">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onApply(pruneParams(draft, props.fields));
+        }}
+      >
+        <Group align="flex-end" gap="sm" wrap="nowrap">
+          <SimpleGrid cols={Math.min(props.fields.length, 3)} style={{ flex: 1 }}>
+            {props.fields.map((f) => (
+              <FieldRenderer
+                key={f.name}
+                name={f.name}
+                label={titleOf(f.name, f.schema)}
+                description={f.schema.description}
+                schema={f.schema}
+                root={props.action.paramsSchema}
+                required={f.required}
+                readOnly={false}
+                value={draft[f.name]}
+                onChange={(v) =>
+                  setDraft((prev) => {
+                    const next = { ...prev };
+                    if (v === undefined) delete next[f.name];
+                    else next[f.name] = v;
+                    return next;
+                  })
+                }
+              />
+            ))}
+          </SimpleGrid>
+          <Button type="submit" size="sm">
+            Apply
+          </Button>
+        </Group>
+      </form>
+    </Paper>
+  );
+}
+
 interface Row {
   data: Record<string, unknown>;
   scope: Scopes;
@@ -61,8 +131,11 @@ export function PageableView(props: { action: ActionInfo }) {
   const [pageSize, setPageSize] = useState(paging.defaultSize);
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [renderMs, setRenderMs] = useState<number | null>(null);
+  const filters = useMemo(() => filterFields(action, paging), [action, paging]);
+  const [applied, setApplied] = useState<Params>(() => defaultsOf(filters));
+  const unfilled = filters.filter((f) => f.required && applied[f.name] === undefined);
 
-  const params: Params = {};
+  const params: Params = { ...applied };
   if (paging.sizeParam) params[paging.sizeParam] = pageSize;
   if (paging.mode === "page" && paging.pageParam) params[paging.pageParam] = page;
   const cursor = cursors[cursors.length - 1] ?? null;
@@ -72,6 +145,7 @@ export function PageableView(props: { action: ActionInfo }) {
     queryKey: queryKey(ctx.robot, ctx.component, action, params),
     queryFn: () => ctx.invoke(action.name, params),
     placeholderData: keepPreviousData,
+    enabled: unfilled.length === 0,
   });
 
   const slot = useMemo(() => elementSlots(action.retSchema, ["items"])[0], [action.retSchema]);
@@ -93,7 +167,7 @@ export function PageableView(props: { action: ActionInfo }) {
         id: key,
         header: () => <span title={s.description ?? ""}>{titleOf(key, s)}</span>,
         accessorFn: (r) => r.data[key],
-        cell: (c) => toText(c.getValue()),
+        cell: (c) => cellText(key, c.getValue(), s.format),
       };
     });
     if (!props.length) cols.push({ id: "value", header: "Value", accessorFn: (r) => r.data, cell: (c) => toText(c.getValue()) });
@@ -145,6 +219,18 @@ export function PageableView(props: { action: ActionInfo }) {
 
   return (
     <Stack gap="xs">
+      {filters.length > 0 && (
+        <FilterForm
+          action={action}
+          fields={filters}
+          applied={applied}
+          onApply={(values) => {
+            setApplied(values);
+            setPage(1);
+            setCursors([null]);
+          }}
+        />
+      )}
       <Group justify="space-between">
         <Text size="sm" c="dimmed" data-testid="container-scope">
           {[
@@ -169,7 +255,9 @@ export function PageableView(props: { action: ActionInfo }) {
               {table.getHeaderGroups().map((hg) => (
                 <Table.Tr key={hg.id}>
                   {hg.headers.map((h) => (
-                    <Table.Th key={h.id}>{flexRender(h.column.columnDef.header, h.getContext())}</Table.Th>
+                    <Table.Th key={h.id} style={h.column.id === "__actions" ? PINNED : undefined}>
+                      {flexRender(h.column.columnDef.header, h.getContext())}
+                    </Table.Th>
                   ))}
                 </Table.Tr>
               ))}
@@ -187,7 +275,7 @@ export function PageableView(props: { action: ActionInfo }) {
                   <Table.Tr key={row.id} data-index={vi.index} data-row={vi.index + 1} ref={virtualizer.measureElement}>
                     {row.getVisibleCells().map((cell) =>
                       cell.column.id === "__actions" ? (
-                        <Table.Td key={cell.id} data-col={cell.column.id}>
+                        <Table.Td key={cell.id} data-col={cell.column.id} style={PINNED}>
                           {flexRender(cell.column.columnDef.cell, cell.getContext())}
                         </Table.Td>
                       ) : (
@@ -206,10 +294,17 @@ export function PageableView(props: { action: ActionInfo }) {
               )}
             </Table.Tbody>
           </Table>
-          {!query.isPending && rows.length === 0 && (
-            <Text p="md" c="dimmed">
-              No rows.
+          {unfilled.length > 0 ? (
+            <Text p="md" c="dimmed" data-testid="list-needs">
+              {`Fill in ${unfilled.map((f) => titleOf(f.name, f.schema)).join(", ")} above and press Apply.`}
             </Text>
+          ) : (
+            !query.isPending &&
+            rows.length === 0 && (
+              <Text p="md" c="dimmed">
+                No rows.
+              </Text>
+            )
           )}
         </div>
       </Paper>

@@ -16,6 +16,15 @@ export function isDestructive(action: ActionInfo): boolean {
   return action.alias?.resourceOpType === "delete";
 }
 
+/**
+ * What the console calls an action: the server's title ("Update doc", from `@tfs_action(title=…)` or
+ * the name in words), else its name. The name stays the `data-action` of its buttons and is shown
+ * beside the title where the action opens.
+ */
+export function actionTitle(action: Pick<ActionInfo, "name" | "title">): string {
+  return action.title || action.name;
+}
+
 export function resourceOf(action: ActionInfo): string {
   return action.alias?.resource ?? action.name;
 }

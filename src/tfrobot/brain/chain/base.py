@@ -3,13 +3,20 @@
 Seed, "中间消息的生产-消费-持久化": thinking produces `AssistantTextMessage`s, doing produces
 `BaseMessage(role="tool")` and `BaseMessage(role="console")`; all go to `ChainContext.intermediate_msgs`,
 and `_batch_append_to_trace` copies them, marked, into the user message's trace when the turn ends, also
-when it ends in an error, so a failed turn is stored with what it did.
+when it ends in an error, so a failed turn is stored with what it did. Each mark carries its step's timing
+(`StepTiming`: when it started, how long it took, each tool call's time); the answer carries the timing of
+the LLM call that wrote it in the same mark, so every LLM call, tool call and TFL run of a turn is timed.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import cast
+
+from pydantic import JsonValue
 
 from tfrobot.brain.chain.events import (
     AssistantStep,
@@ -26,12 +33,46 @@ from tfrobot.brain.chain.events import (
 from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, TextDelta
 from tfrobot.drive import Confirm, Drive
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
-from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, UserMessage
+from tfrobot.schema.message import (
+    TRACE_META_KEY,
+    AssistantTextMessage,
+    BaseMessage,
+    ConsoleResult,
+    StepTiming,
+    UserMessage,
+)
+from tfrobot.schema.message.base import now_ms
 from tfrobot.schema.tool_definition import ToolDefinition
 from tfrobot.telemetry import traced_chat, traced_turn
 from tfrobot.tfl import TFLInterpreter, seconds_of
 
 _TFL_BLOCK = re.compile(r"```tfl[ \t]*\n(.*?)```", re.DOTALL)
+
+
+@dataclass
+class StepMark:
+    """How one intermediate message of the turn is marked in the trace: where it came from and when it ran
+    (chains that add steps of their own, as `DCChains` does, append one per message they add)."""
+
+    source: str
+    step: int
+    timing: StepTiming = field(default_factory=lambda: StepTiming())
+
+
+class _Clock:
+    """Times one step: its start on the `create_ts` clock, its duration on a monotonic one."""
+
+    def __init__(self) -> None:
+        self.started_at = now_ms()
+        self._t0 = time.perf_counter()
+
+    def timing(self, *, provider: str | None = None, call_ms: dict[str, int] | None = None) -> StepTiming:
+        out = StepTiming(started_at=self.started_at, duration_ms=round((time.perf_counter() - self._t0) * 1000))
+        if provider:
+            out["provider"] = provider
+        if call_ms is not None:
+            out["call_ms"] = call_ms
+        return out
 
 
 def scripts_of(reply: AssistantTextMessage) -> list[str]:
@@ -96,16 +137,18 @@ class Chain:
 
     async def _astream(self, user_input: UserMessage, history: Sequence[BaseMessage]) -> AsyncIterator[ChainEvent]:
         ctx = ChainContext()
-        marks: list[tuple[str, int]] = []
+        marks: list[StepMark] = []
         history = self.prompt_history(history)
         final: AssistantTextMessage | None = None
         try:
             for step in range(self.max_steps):
                 reply: AssistantTextMessage | None = None
+                clock, thought = _Clock(), StepTiming()
                 thinking = self._think(user_input, history, ctx, step)
                 async for event in traced_chat(thinking, self.llm, history, user_input, ctx.intermediate_msgs):
                     if isinstance(event, AssistantStep):
                         reply = event.message
+                        thought = clock.timing(provider=self.llm.provider)
                     yield event
                 if reply is None:  # _think always ends with the assistant step
                     raise RuntimeError("thinking produced no message")
@@ -114,9 +157,12 @@ class Chain:
                     reply.tfl_scripts = scripts
                 if not reply.tool_calls and not (scripts and self.interpreter is not None):
                     final = reply
+                    final.additional_kwargs[TRACE_META_KEY] = cast(
+                        JsonValue, {"source": "thinking", "step": step, **thought}
+                    )
                     break
                 ctx.intermediate_msgs.append(reply)
-                marks.append(("thinking", step))
+                marks.append(StepMark("thinking", step, thought))
                 async for event in self._do(reply, ctx, marks, step):
                     yield event
 
@@ -153,7 +199,7 @@ class Chain:
         yield AssistantStep(step=step, message=reply)
 
     async def _do(
-        self, reply: AssistantTextMessage, ctx: ChainContext, marks: list[tuple[str, int]], step: int
+        self, reply: AssistantTextMessage, ctx: ChainContext, marks: list[StepMark], step: int
     ) -> AsyncIterator[ChainEvent]:
         conversation_id = reply.conversation_id
         if reply.tool_calls:
@@ -161,25 +207,29 @@ class Chain:
                 yield ToolCallStarted(step=step, call=call)
             for call in self.drive.needs_confirmation(reply.tool_calls) if self.confirm is not None else ():
                 yield ConfirmationRequested(step=step, call=call)
-            tool_msg = await self.drive.execute(reply.tool_calls, conversation_id=conversation_id, confirm=self.confirm)
+            clock, call_ms = _Clock(), dict[str, int]()
+            tool_msg = await self.drive.execute(
+                reply.tool_calls, conversation_id=conversation_id, confirm=self.confirm, call_ms=call_ms
+            )
             ctx.intermediate_msgs.append(tool_msg)
-            marks.append(("doing", step))
+            marks.append(StepMark("doing", step, clock.timing(call_ms=call_ms)))
             for returned in tool_msg.tool_reses or ():
                 if not isinstance(returned, str):
                     yield ToolCallFinished(step=step, result=returned)
         if reply.tfl_scripts and self.interpreter is not None:
             spent = seconds_of(r for m in ctx.intermediate_msgs if m.role == "console" for r in m.console_reses or ())
+            clock = _Clock()
             console_msg = await self.interpreter.aexecute(
                 reply.tfl_scripts, conversation_id=conversation_id, max_seconds=self.tfl_turn_seconds - spent
             )
             ctx.intermediate_msgs.append(console_msg)
-            marks.append(("console", step))
+            marks.append(StepMark("console", step, clock.timing()))
             for printed in console_msg.console_reses or ():
                 if isinstance(printed, ConsoleResult):
                     yield ConsoleOutput(step=step, result=printed)
 
     @staticmethod
-    def _batch_append_to_trace(user_input: UserMessage, ctx: ChainContext, marks: list[tuple[str, int]]) -> None:
-        """Copy the turn's intermediate messages, marked with their source and step, into the trace."""
-        for msg, (source, step) in zip(ctx.intermediate_msgs, marks, strict=True):
-            user_input.intermediate_trace.append(msg, source=source, step=step)
+    def _batch_append_to_trace(user_input: UserMessage, ctx: ChainContext, marks: list[StepMark]) -> None:
+        """Copy the turn's intermediate messages, marked with their source, step and timing, into the trace."""
+        for msg, mark in zip(ctx.intermediate_msgs, marks, strict=True):
+            user_input.intermediate_trace.append(msg, source=mark.source, step=mark.step, timing=mark.timing)

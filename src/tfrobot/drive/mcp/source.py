@@ -109,10 +109,12 @@ class MCPToolSource:
         *,
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
+        describe: str | None = None,
         **options: Any,
     ) -> MCPToolSource:
         """A server run as a child process speaking over stdin/stdout. Its environment is the SDK's safe
-        default (PATH, HOME …) plus `env`: the parent's secrets are not passed on unless named."""
+        default (PATH, HOME …) plus `env`: the parent's secrets are not passed on unless named. `describe`: how
+        messages show it (default: the command line; a server passes it with its credentials masked)."""
         params = StdioServerParameters(command=command, args=list(args), env=dict(env or {}), cwd=cwd)
         stderr_path = Path(tempfile.gettempdir()) / f"tfrobot-mcp-{name}-{uuid.uuid4().hex[:12]}.stderr"
 
@@ -122,12 +124,21 @@ class MCPToolSource:
                 async with stdio_client(params, errlog=errlog) as streams:
                     yield streams
 
-        shown = " ".join([command, *args])
+        shown = describe if describe is not None else " ".join([command, *args])
         return cls(name, connect, describe=shown, stderr_path=stderr_path, **options)
 
     @classmethod
-    def http(cls, name: str, url: str, *, headers: Mapping[str, str] | None = None, **options: Any) -> MCPToolSource:
-        """A streamable-HTTP server at `url`; `headers` (e.g. Authorization) go with every request."""
+    def http(
+        cls,
+        name: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        describe: str | None = None,
+        **options: Any,
+    ) -> MCPToolSource:
+        """A streamable-HTTP server at `url`; `headers` (e.g. Authorization) go with every request. `describe`:
+        how messages show it (default: the URL; a server passes it with its credentials masked)."""
         timeout = httpx.Timeout(float(options.get("startup_timeout", 15.0)), read=300.0)  # read: a held SSE stream
 
         @asynccontextmanager
@@ -138,7 +149,7 @@ class MCPToolSource:
             ):
                 yield read, write
 
-        return cls(name, connect, describe=url, **options)
+        return cls(name, connect, describe=url if describe is None else describe, **options)
 
     @property
     def status(self) -> SourceStatus:

@@ -20,7 +20,7 @@ from tfrobot.schema.message.conversation.message_dto import (
     UserMessage,
     VideoMessage,
 )
-from tfrobot.schema.message.conversation.trace import TRACE_META_KEY, IntermediateTrace
+from tfrobot.schema.message.conversation.trace import TRACE_META_KEY, IntermediateTrace, StepTiming
 from tfrobot.schema.message.discriminator import DEFAULT_TAG, get_discriminator_value, registered_classes
 from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms import (
@@ -89,6 +89,7 @@ __all__ = [
     "ReasoningBlock",
     "Role",
     "ServerToolBlock",
+    "StepTiming",
     "TextMessage",
     "TextUserMsgPart",
     "ToolCall",

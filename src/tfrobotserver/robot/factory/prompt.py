@@ -171,6 +171,18 @@ class PromptComponent(ConfigurableMixin):
     ) -> RenderedPrompt:
         return await off_loop(_rendered, self.template, {**self.defaults, **(variables or {})})
 
+    @tfs_action(
+        alias=ActionAlias(resource="prompt", resource_op_type="render"),
+        description="Render an unsaved template draft with sample variables (merged over the defaults); nothing "
+        "is saved; errors are a result.",
+    )
+    async def arender_draft(
+        self,
+        template: Annotated[str, Field(min_length=1, max_length=MAX_TEMPLATE_CHARS, description="the draft")],
+        variables: Annotated[dict[str, Any], Field(description="template variables")] | None = None,
+    ) -> RenderedPrompt:
+        return await off_loop(_rendered, template, {**self.defaults, **(variables or {})})
+
     @tfs_action(alias=ActionAlias(resource="prompt", resource_op_type="get"))
     async def aget_variables(self) -> PromptVariables:
         """The variables the template uses and the default sample values."""

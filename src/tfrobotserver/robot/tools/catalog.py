@@ -4,18 +4,21 @@ Python tools are resolved when the catalog is built (an import error is a start-
 entry); MCP servers connect in `start()` (a server that cannot start is a start-up error unless its
 entry says `optional: true`, then it is reported and retried) and stay connected until `aclose()`.
 Entry options (prefix, timeout, confirm, read_only, per-tool options) apply on top of each tool's own;
-two tools with one name are an error naming both sources.
+two tools with one name are an error naming both sources. A source is described (in logs, start-up errors
+and statuses) by its command line or URL with the credentials masked (`tfrobotserver.redaction`).
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from tfrobot.drive import BaseTool
 from tfrobot.drive.mcp import MCPStartError, MCPToolSource
+from tfrobotserver.redaction import redact_args, redact_text
 from tfrobotserver.robot.tools.entries import MCPTools, PythonTools, ToolEntry, ToolOptions
 from tfrobotserver.robot.tools.python import python_tools
 
@@ -59,6 +62,11 @@ def _options(defaults: ToolOptions, own: ToolOptions | None = None) -> dict[str,
     return merged
 
 
+PYTHON_COMMANDS = frozenset({"python", "python3"})
+"""A stdio server's `command` that means "this server's Python" (`sys.executable`): on PATH, `python` may
+be another interpreter, without the packages (the `mcp` SDK) the server was installed with."""
+
+
 def _entry(raw: ToolEntry) -> PythonTools | MCPTools:
     return PythonTools(python=raw) if isinstance(raw, str) else raw
 
@@ -89,24 +97,35 @@ class ToolCatalog:
             if entry.command is not None:
                 source = MCPToolSource.stdio(
                     entry.mcp,
-                    entry.command,
+                    sys.executable if entry.command in PYTHON_COMMANDS else entry.command,
                     entry.args,
                     env=entry.resolved_env(),
                     cwd=Path(entry.cwd) if entry.cwd else None,
+                    describe=" ".join(redact_args([entry.command, *entry.args])),
                     **options,
                 )
                 return _Source(entry.mcp, "mcp-stdio", entry, mcp=source)
             assert entry.url is not None  # the entry's validator checked one of the two
-            source = MCPToolSource.http(entry.mcp, entry.url, headers=entry.resolved_headers(), **options)
+            source = MCPToolSource.http(
+                entry.mcp, entry.url, headers=entry.resolved_headers(), describe=redact_text(entry.url), **options
+            )
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
         return _Source(entry.mcp, "mcp-http", entry, mcp=source)
 
     async def start(self) -> None:
-        """Connect every MCP server; a required one that does not start is a `RuntimeError` with the fix."""
-        for source in self._sources:
+        """Connect every MCP server; a required one that does not start is an `MCPStartError` naming the entry
+        (`tools[i]`) with the fix."""
+        for index, source in enumerate(self._sources):
             if source.mcp is None:
                 continue
+            if isinstance(source.entry, MCPTools) and source.entry.command in PYTHON_COMMANDS:
+                logger.info(
+                    "MCP server %r: command `%s` runs this server's Python, %s",
+                    source.name,
+                    source.entry.command,
+                    sys.executable,
+                )
             try:
                 await source.mcp.start()
                 logger.info(
@@ -117,9 +136,9 @@ class ToolCatalog:
                     logger.warning("%s (optional: its tools are missing until it answers)", exc)
                     continue
                 await self.aclose()
-                raise RuntimeError(
-                    f"{exc}. Fix the entry's command/url (or the server), or mark it `optional: true` to start "
-                    "without it"
+                raise MCPStartError(
+                    f"tools[{index}]: {exc}. Fix the entry's command/url (or the server), or mark it "
+                    "`optional: true` to start without it"
                 ) from None
         self._named(strict=True)
 
@@ -138,7 +157,8 @@ class ToolCatalog:
                 continue
             status = source.mcp.status
             optional = isinstance(source.entry, MCPTools) and source.entry.optional
-            infos.append(SourceInfo(source.name, source.kind, status.state, status.tools, status.error, optional))
+            error = redact_text(status.error) if status.error else None  # a transport error may quote the URL
+            infos.append(SourceInfo(source.name, source.kind, status.state, status.tools, error, optional))
         return infos
 
     def tools(self) -> list[BaseTool]:

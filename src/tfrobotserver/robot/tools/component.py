@@ -3,8 +3,10 @@
 Its configuration is the robot file's `tools:` entries, shown but never writable over HTTP (no config
 action: tool sources and MCP commands are deployment settings). Calls from the console run the tool
 as the LLM's call would (same validation and time-out) but without the confirmation prompt: the
-person pressing the button is the confirmation. Read-only tools may be called with a read token
-(`acall_read_tool`), any tool with a write token (`acall_tool`).
+person pressing the button is the confirmation. An `unattended` caller (an MCP client, whose model
+picks the calls) has no such person, so a `confirm` tool is refused to it, naming where to run it.
+Read-only tools may be called with a read token (`acall_read_tool`), any tool with a write token
+(`acall_tool`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
+from tfrobotserver.actions.injected import Principal
 from tfrobotserver.dtos.factory.tools import ToolCallResult, ToolItem, ToolSourceItem
 from tfrobotserver.dtos.pageable import PageableList, PageNumber, PageSize
 from tfrobotserver.robot.tools.catalog import SourceInfo, ToolCatalog
@@ -91,8 +94,10 @@ class ToolsComponent(TFSComponent):
         alias=ActionAlias(resource="tool_call", resource_op_type="get"),
         description="Call a read-only tool (read scope); others need acall_tool.",
     )
-    async def acall_read_tool(self, tool_name: ToolName, arguments: Arguments | None = None) -> ToolCallResult:
-        tool = self._find(tool_name)
+    async def acall_read_tool(
+        self, principal: Principal, tool_name: ToolName, arguments: Arguments | None = None
+    ) -> ToolCallResult:
+        tool = self._find(tool_name, principal)
         if not tool.read_only:
             raise ActionInputError(
                 "tool_name", f"tool {tool_name!r} is not read-only; call it with acall_tool (write scope)", tool_name
@@ -103,12 +108,22 @@ class ToolsComponent(TFSComponent):
         alias=ActionAlias(resource="tool_call", resource_op_type="create"),
         description="Call any tool with these arguments (write scope), as the LLM would; nothing is stored.",
     )
-    async def acall_tool(self, tool_name: ToolName, arguments: Arguments | None = None) -> ToolCallResult:
-        return await self._run(self._find(tool_name), arguments or {})
+    async def acall_tool(
+        self, principal: Principal, tool_name: ToolName, arguments: Arguments | None = None
+    ) -> ToolCallResult:
+        return await self._run(self._find(tool_name, principal), arguments or {})
 
-    def _find(self, name: str) -> BaseTool:
+    def _find(self, name: str, principal: Principal) -> BaseTool:
         for _source, tool in self.catalog.named():
             if tool.name == name:
+                if tool.confirm and principal.unattended:
+                    raise ActionInputError(
+                        "tool_name",
+                        f"tool {name!r} needs the user's confirmation (confirm: true) and this caller cannot give "
+                        "it (an MCP client: its model picks the calls); run it from the console's Tools page or "
+                        "its chat, which asks the user",
+                        name,
+                    )
                 return tool
         known = [t.name for t in self.catalog.tools()]
         raise ActionInputError("tool_name", f"no tool {name!r}; the robot's tools: {known}", name)

@@ -28,7 +28,8 @@ def import_object(path: str) -> Any:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ValueError(
-            f"cannot import module {module_name!r} ({exc}); install it or put it on the server's PYTHONPATH"
+            f"cannot import module {module_name!r} ({exc}); put {module_name.split('.')[0]}.py (or the package) "
+            "next to the robot file, install it, or put it on the server's PYTHONPATH"
         ) from None
     if attr == "*":
         return module

@@ -269,7 +269,7 @@ def x_keywords(schema: Any, path: str = "$") -> list[str]:
 RECORDINGS = Path(__file__).parent / "recordings"
 """Real traffic of the providers' APIs (recordings/README.md says where each file came from)."""
 
-HTTP_MODULES = {"anthropic": "httpx2", "openai": "httpx2", "deepseek": "httpx2"}
+HTTP_MODULES = {"anthropic": "httpx2", "openai": "httpx2", "openai-responses": "httpx2", "deepseek": "httpx2"}
 """The HTTP client module of each provider's SDK: httpx2 for openai/anthropic, httpx for the others."""
 
 
@@ -280,9 +280,11 @@ def recording(name: str) -> list[dict[str, Any]]:
     return interactions
 
 
-def recording_names() -> list[str]:
-    """Every recording, as `<provider>/<name>`."""
-    return sorted(str(p.relative_to(RECORDINGS).with_suffix("")) for p in RECORDINGS.glob("*/*.json"))
+def recording_names(*, replies: bool = True) -> list[str]:
+    """Every recording, as `<provider>/<name>`; with `replies`, only those that answer with a reply (the others
+    record an error answer, which each adapter's error tests replay)."""
+    names = sorted(str(p.relative_to(RECORDINGS).with_suffix("")) for p in RECORDINGS.glob("*/*.json"))
+    return [name for name in names if recording(name)[0]["status"] == 200] if replies else names
 
 
 def replaying(interactions: list[dict[str, Any]]) -> Callable[[dict[str, Any]], tuple[int, Any, dict[str, str]]]:
@@ -301,14 +303,21 @@ def replay_llm(provider: str, recorder: Recorder, interactions: list[dict[str, A
     `OpenAIChat` on DeepSeek's endpoint)."""
     import importlib
 
-    from tfrobot.brain.chain.llms import AnthropicChat, DoubaoChat, GeminiChat, OpenAIChat, ZhipuChat
+    from tfrobot.brain.chain.llms import (
+        AnthropicChat,
+        DoubaoChat,
+        GeminiChat,
+        OpenAIChat,
+        OpenAIResponsesChat,
+        ZhipuChat,
+    )
 
     module = importlib.import_module(HTTP_MODULES.get(provider, "httpx"))
     client = module.Client(transport=module.MockTransport(handler(recorder, replaying(interactions), module)))
     if provider == "gemini":
         return GeminiChat(api_key="g-test", http_client=client, **settings)
     classes = {"anthropic": AnthropicChat, "openai": OpenAIChat, "deepseek": OpenAIChat, "zhipu": ZhipuChat,
-               "doubao": DoubaoChat}  # fmt: skip
+               "doubao": DoubaoChat, "openai-responses": OpenAIResponsesChat}  # fmt: skip
     if provider == "deepseek":
         settings.setdefault("base_url", "https://api.deepseek.com")
     return classes[provider](api_key="key.secret", max_retries=0, http_client=client, **settings)

@@ -140,7 +140,7 @@ def test_payload_validates_against_the_sdk_types_and_follows_the_turn_rules(medi
         TypeAdapter(ToolParam).validate_python(tool, strict=True)
     assert x_keywords(payload["tools"][0]["input_schema"]) == []
 
-    assert payload["system"] == "You are TFRobot."
+    assert payload["system"] == [{"type": "text", "text": "You are TFRobot.", "cache_control": {"type": "ephemeral"}}]
     roles = [m["role"] for m in payload["messages"]]
     assert all(a != b for a, b in itertools.pairwise(roles)), roles
     ids_ok = all(
@@ -287,6 +287,8 @@ def _response_blocks(interaction: dict[str, Any]) -> list[dict[str, Any]]:
             block, delta = out[event["index"]], event["delta"]
             if delta["type"] == "text_delta":
                 block["text"] += delta["text"]
+            elif delta["type"] == "citations_delta":
+                block.setdefault("citations", []).append(delta["citation"])
             elif delta["type"] == "input_json_delta":
                 partial[event["index"]] = partial.get(event["index"], "") + delta["partial_json"]
     for index, text in partial.items():
@@ -311,6 +313,11 @@ SERVER_SIDE = [
 ]
 
 
+def _kept_whole(block: dict[str, Any]) -> bool:
+    """Whether a reply keeps this block as it came: a server-side block, or text with citations."""
+    return block["type"] != "text" or bool(block.get("citations"))
+
+
 @pytest.mark.parametrize("name", SERVER_SIDE)
 def test_recorded_server_side_blocks_are_kept_as_they_came_and_replayed_where_they_came(name: str) -> None:
     """Regression (#14, defect 2): server-side and MCP tool blocks became tool calls with an empty id and
@@ -322,18 +329,21 @@ def test_recorded_server_side_blocks_are_kept_as_they_came_and_replayed_where_th
     reply = chat.generate_streamed(question) if "sse" in interactions[0] else chat.generate(question)
     assert reply.tool_calls is None  # nothing for us to run
     recorded = [b for b in _response_blocks(interactions[0]) if b["type"] not in ("thinking", "redacted_thinking")]
-    assert [b.block for b in reply.server_tool_blocks] == [b for b in recorded if b["type"] != "text"]
+    kept = [b.block for b in reply.server_tool_blocks if b.type != "container"]  # (the reply's container: #14 B4)
+    assert kept == [b for b in recorded if _kept_whole(b)]
 
     payload = chat.construct_request_params(TextMessage(content="And then?"), [question, reply])
     replayed = [b for b in payload["messages"][1]["content"] if b["type"] not in ("thinking", "redacted_thinking")]
-    # The same blocks in the same order, the text between them where it was (adjacent text blocks, split by
-    # citations, come back joined).
+    # The same blocks in the same order, cited text blocks as they came (#14 B3), the other text between them
+    # where it was (adjacent uncited text blocks come back joined).
     expected: list[dict[str, Any]] = []
     for block in recorded:
-        if block["type"] == "text" and expected and expected[-1]["type"] == "text":
+        if _kept_whole(block):
+            expected.append(block)
+        elif expected and not _kept_whole(expected[-1]):
             expected[-1] = {"type": "text", "text": expected[-1]["text"] + block["text"]}
         else:
-            expected.append({"type": "text", "text": block["text"]} if block["type"] == "text" else block)
+            expected.append({"type": "text", "text": block["text"]})
     assert replayed == [b for b in expected if b["type"] != "text" or b["text"].strip()]
     follow_up = interactions[1]["request"]["messages"] if len(interactions) > 1 else []
     if len(follow_up) > 1 and follow_up[1]["role"] == "assistant":  # the API took these blocks back (200)

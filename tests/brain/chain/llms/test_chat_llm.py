@@ -166,6 +166,9 @@ def test_public_surface_is_pinned() -> None:
     assert llms.__all__ == sorted(llms.__all__, key=lambda n: (not n[0].isupper(), n))
     assert set(llms.__all__) == {
         *("AnthropicChat", "ChatLLM", "DoubaoChat", "GeminiChat", "OpenAIChat", "ScriptedChat", "ZhipuChat"),
+        "OpenAIResponsesChat",
+        *("OutputSchema", "StructuredOutputError", "StructuredReply", "parse_structured", "structured_options"),
+        *("generate_structured", "agenerate_structured", "PromptCache"),
         *("AuthenticationError", "ContextTooLongError", "InvalidConversationError", "InvalidRequestError"),
         *("LLMError", "ModalityDegradedWarning", "ProviderError", "ProviderNotInstalledError"),
         *("ProviderUnavailableError", "RateLimitError", "UnsupportedContentError"),
@@ -174,7 +177,7 @@ def test_public_surface_is_pinned() -> None:
         *("FinishDelta", "MessageAssembler", "ReasoningBlockDelta", "ReasoningDelta", "StreamDelta"),
         *("RefusalDelta", "ServerToolBlockDelta", "TFLScriptDelta", "TextDelta", "ToolCallDelta"),
         *("Capabilities", "SchemaCleaner", "ScriptRule", "ScriptedCall", "ToolDefinition"),
-        *("ModelProfile", "ReasoningReplay", "model_profile"),
+        *("ModelProfile", "ReasoningReplay", "model_profile", "preserves_thinking", "derived_call_id"),
         *("create_llm", "normalize", "portable_id", "provider_class", "providers"),
     }
     assert all(hasattr(llms, name) for name in llms.__all__)

@@ -20,6 +20,7 @@ from tfrobot.brain.chain.llms import (
     GeminiChat,
     ModalityDegradedWarning,
     OpenAIChat,
+    OpenAIResponsesChat,
     UnsupportedContentError,
     ZhipuChat,
 )
@@ -47,6 +48,7 @@ MEDIA: dict[str, tuple[type[Any], bytes, str]] = {
 ALL = {"image", "audio", "video", "file"}
 NATIVE: dict[type[ChatLLM], set[str]] = {
     OpenAIChat: {"image", "audio", "file"},
+    OpenAIResponsesChat: {"image", "file"},
     AnthropicChat: {"image", "file"},
     GeminiChat: ALL,
     ZhipuChat: {"image", "video"},
@@ -107,7 +109,8 @@ def test_media_paths_outside_the_media_roots_are_refused(tmp_path: Any) -> None:
 
 def test_data_urls_are_decoded_to_bytes_for_providers_that_want_bytes() -> None:
     url = "data:image/png;base64," + base64.b64encode(PNG).decode()
-    payload = AnthropicChat().construct_request_params(MultiPartMessage(content=[ImageUserMsgPart(url=url)]))
+    chat = AnthropicChat(prompt_cache={"enabled": False})  # (a breakpoint would join the block)
+    payload = chat.construct_request_params(MultiPartMessage(content=[ImageUserMsgPart(url=url)]))
     block = payload["messages"][0]["content"][0]
     assert block == {
         "type": "image",
@@ -117,6 +120,7 @@ def test_data_urls_are_decoded_to_bytes_for_providers_that_want_bytes() -> None:
 
 URL_NATIVE: dict[type[ChatLLM], set[str]] = {
     OpenAIChat: {"image"},
+    OpenAIResponsesChat: {"image", "file"},
     AnthropicChat: {"image", "file"},
     GeminiChat: ALL,
     ZhipuChat: {"image", "video"},

@@ -385,3 +385,24 @@ def test_deepseek_thinking_tool_loops_send_their_reasoning_back_by_default_in_ev
         second.reasoning_content,
         third.reasoning_content,
     ]
+
+
+@pytest.mark.parametrize("where", ["settings", "environment"])
+def test_a_provider_error_that_quotes_the_key_shows_it_masked(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An endpoint that quotes the refused key back (some compatible servers do) must not hand the key to
+    whoever sees the typed error: its message, the provider's message and the SDK error it came from."""
+    key = "sk-quoted-back-0123456789abcdef"
+    body = {"error": {"message": f"Incorrect API key provided: {key}.", "type": "invalid_request_error"}}
+    transport = httpx2.MockTransport(handler(Recorder(), lambda _: (401, body, {}), httpx2))
+    if where == "environment":
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+        chat = OpenAIChat(max_retries=0, http_client=httpx2.Client(transport=transport))
+    else:
+        chat = OpenAIChat(api_key=key, max_retries=0, http_client=httpx2.Client(transport=transport))
+    with pytest.raises(AuthenticationError) as caught:
+        chat.generate(TextMessage(content="hi"))
+    assert type(caught.value) is AuthenticationError
+    cause = caught.value.__cause__
+    shown = [str(caught.value), caught.value.provider_message, str(cause), str(getattr(cause, "message", ""))]
+    assert all(key not in text for text in shown), shown
+    assert caught.value.provider_message == "Incorrect API key provided: ***."

@@ -21,6 +21,9 @@ from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessag
         ("doubao-seed-1-6-251015", "doubao"),
         ("gpt-4o-2024-08-06", "openai"),
         ("o3-mini", "openai"),
+        ("gemini-3-pro-preview", "gemini-3"),
+        ("google/gemini-3-flash", "gemini-3"),  # OpenRouter
+        ("gemini-2.5-flash", "default"),  # (no signature validation of the history before Gemini 3)
         ("ep-20240607092512-c5wnh", "default"),  # an Ark endpoint id says nothing
         ("qwen-plus", "default"),
     ],

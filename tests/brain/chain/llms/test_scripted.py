@@ -116,4 +116,5 @@ def test_a_pattern_re2_cannot_compile_is_refused_when_the_rule_is_made(field: st
     with pytest.raises(ValidationError, match=re.escape(reason)) as caught:
         ScriptRule.model_validate({field: pattern})
     assert caught.value.errors()[0]["loc"] == (field,)
-    assert "not an RE2 pattern" in str(caught.value)
+    assert caught.value.errors()[0]["msg"].startswith(f"Value error, {pattern}: {reason}")
+    assert "; fix: " in str(caught.value)

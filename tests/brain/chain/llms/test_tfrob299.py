@@ -15,6 +15,7 @@ from tfrobot.brain.chain.llms import (
     DoubaoChat,
     GeminiChat,
     OpenAIChat,
+    OpenAIResponsesChat,
     ScriptedChat,
     ZhipuChat,
 )
@@ -33,6 +34,11 @@ def validate(cls: type[ChatLLM], payload: dict[str, Any]) -> None:
 
         for content in payload["contents"]:
             types.Content.model_validate(content)
+    elif cls is OpenAIResponsesChat:
+        from openai.types.responses import ResponseInputItemParam
+
+        for item in payload["input"]:
+            TypeAdapter(ResponseInputItemParam).validate_python(item, strict=True)
     elif cls is ScriptedChat:
         from tfrobot.schema.message import LLMMessage
 
@@ -45,7 +51,9 @@ def validate(cls: type[ChatLLM], payload: dict[str, Any]) -> None:
             TypeAdapter(ChatCompletionMessageParam).validate_python(message, strict=True)
 
 
-@pytest.mark.parametrize("cls", [OpenAIChat, AnthropicChat, GeminiChat, ZhipuChat, DoubaoChat, ScriptedChat])
+@pytest.mark.parametrize(
+    "cls", [OpenAIChat, OpenAIResponsesChat, AnthropicChat, GeminiChat, ZhipuChat, DoubaoChat, ScriptedChat]
+)
 def test_recalled_trace_builds_turn_two(cls: type[ChatLLM], tmp_path: Path) -> None:
     store = tmp_path / "memory.json"
     store.write_text(TypeAdapter(list[BaseMessage]).dump_json([recalled_turn()]).decode())

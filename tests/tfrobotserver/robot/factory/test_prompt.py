@@ -36,6 +36,16 @@ async def test_render_show_variables_and_errors_as_results(api: httpx.AsyncClien
     assert "template syntax error on line 2" in broken["errors"][0]["message"]
 
 
+async def test_an_unsaved_draft_renders_with_given_variables_and_is_not_saved(api: httpx.AsyncClient) -> None:
+    draft = await act(api, "prompt", "arender_draft", {"template": "Hi {{ name }}, in {{ language }}.",
+                                                       "variables": {"name": "Ada"}})  # fmt: skip
+    assert (draft["ok"], draft["text"], draft["variables"]) == (True, "Hi Ada, in English.", ["language", "name"])
+    broken = await act(api, "prompt", "arender_draft", {"template": "{% if %}"})
+    assert (broken["ok"], broken["line"]) == (False, 1)
+    saved = await act(api, "prompt", "aget_variables")
+    assert saved["template"] == "You are {{ robot }}. Answer {{ user }} in {{ language }}."
+
+
 async def test_template_change_is_recorded_and_survives_a_restart(
     serve: Callable[[list[Robot] | None], httpx.AsyncClient],
 ) -> None:

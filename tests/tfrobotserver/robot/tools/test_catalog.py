@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import pytest
@@ -46,7 +47,10 @@ def test_entry_options_apply_on_top_of_the_tools_own() -> None:
     ("entry", "message"),
     [
         ("teleport", r"tools\[0\] \(teleport\): unknown built-in tool 'teleport'; built-ins: \['chart', 'weather'\]"),
-        ("nowhere.mod:fn", r"cannot import module 'nowhere\.mod' .*; install it or put it on the server's PYTHONPATH"),
+        (
+            "nowhere.mod:fn",
+            r"cannot import module 'nowhere\.mod' .*; put nowhere\.py .*next to the robot file, install it",
+        ),
         (f"{SHOP}:missing", r"has no 'missing'; check the name after the colon"),
         (f"{SHOP}:NOT_CALLABLE", r"is a int, not a function or a Tool; name a function"),
         ("tests.tfrobotserver.robot.tools:*", r"gives no tools: list the module's tool functions in its __all__"),
@@ -114,3 +118,31 @@ async def test_a_server_that_cannot_start_stops_the_start_unless_optional() -> N
         assert "No such file or directory" in ghost_status.error
     finally:
         await optional.aclose()
+
+
+async def test_sources_are_described_with_their_credentials_masked(caplog: pytest.LogCaptureFixture) -> None:
+    """Start-up errors, statuses and log lines name a source by its command line or URL: never with the key
+    on its command line, its URL's password or a secret query parameter."""
+    caplog.set_level(logging.INFO)
+    url = "http://admin:SECRET-pw@127.0.0.1:9/mcp?api_key=SECRET-query"
+    remote = ToolCatalog(
+        [MCPTools.model_validate({"mcp": "remote", "url": url, "optional": True, "startup_timeout": 5})]
+    )
+    await remote.start()
+    try:
+        status = remote.sources()[0]
+        assert status.state == "failed"
+    finally:
+        await remote.aclose()
+    ghost = {
+        "mcp": "ghost",
+        "command": "/nonexistent/server",
+        "args": ["--api-key", "SECRET-arg"],
+        "startup_timeout": 5,
+    }
+    with pytest.raises(RuntimeError) as caught:
+        await ToolCatalog([MCPTools.model_validate(ghost)]).start()
+    assert "(/nonexistent/server --api-key ***)" in str(caught.value)
+    shown = [str(caught.value), status.error or "", caplog.text]
+    assert "http://admin:***@127.0.0.1:9/mcp" in caplog.text
+    assert all("SECRET" not in text for text in shown), shown

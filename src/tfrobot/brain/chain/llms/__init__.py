@@ -30,8 +30,11 @@ from tfrobot.brain.chain.llms.gemini import GeminiChat
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.normalize import normalize
 from tfrobot.brain.chain.llms.openai import OpenAIChat
-from tfrobot.brain.chain.llms.portable import portable_id
-from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile
+from tfrobot.brain.chain.llms.openai_responses import OpenAIResponsesChat
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
+from tfrobot.brain.chain.llms.portable import derived_call_id, portable_id
+from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile, preserves_thinking
+from tfrobot.brain.chain.llms.prompt_cache import PromptCache
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -44,6 +47,14 @@ from tfrobot.brain.chain.llms.stream import (
     TextDelta,
     TFLScriptDelta,
     ToolCallDelta,
+)
+from tfrobot.brain.chain.llms.structured import (
+    StructuredOutputError,
+    StructuredReply,
+    agenerate_structured,
+    generate_structured,
+    parse_structured,
+    structured_options,
 )
 from tfrobot.brain.chain.llms.tools import SchemaCleaner
 from tfrobot.brain.chain.llms.zhipu import ZhipuChat
@@ -67,6 +78,9 @@ __all__ = [
     "ModelNotFoundError",
     "ModelProfile",
     "OpenAIChat",
+    "OpenAIResponsesChat",
+    "OutputSchema",
+    "PromptCache",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderNotInstalledError",
@@ -84,17 +98,25 @@ __all__ = [
     "ScriptedChat",
     "ServerToolBlockDelta",
     "StreamDelta",
+    "StructuredOutputError",
+    "StructuredReply",
     "TFLScriptDelta",
     "TextDelta",
     "ToolCallDelta",
     "ToolDefinition",
     "UnsupportedContentError",
     "ZhipuChat",
+    "agenerate_structured",
     "create_llm",
+    "derived_call_id",
     "describe",
+    "generate_structured",
     "model_profile",
     "normalize",
+    "parse_structured",
     "portable_id",
+    "preserves_thinking",
     "provider_class",
     "providers",
+    "structured_options",
 ]

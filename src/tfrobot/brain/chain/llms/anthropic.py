@@ -11,14 +11,22 @@ ids are mapped per request (deterministically: a call and its result always agre
 Blocks Anthropic's servers executed themselves (`server_tool_use` and its `*_tool_result`: web search, web
 fetch, code execution; `mcp_tool_use`/`mcp_tool_result` of the MCP connector) and any other block type this
 adapter does not read are `ServerToolBlock`s: never tool calls for us to run, replayed unchanged to
-Anthropic in the next request, between the pieces of text where they came (`text_offset`).
+Anthropic in the next request, between the pieces of text where they came (`text_offset`). A text block with
+`citations` (web search, documents) is kept whole the same way, its text also in the message's content: it goes
+back as it came, in place of that part of the text, so the model keeps its sources. The code-execution
+container a reply ran in (`container: {id, expires_at}`) is kept last among them as a block of type
+`container`; the next request names the latest one that has not expired (`container`), so later turns find
+the files and state of earlier ones.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any, ClassVar, assert_never
+
+from pydantic import Field
 
 from tfrobot.brain.chain.llms.chat_llm import (
     CONSOLE_LABEL,
@@ -31,7 +39,9 @@ from tfrobot.brain.chain.llms.chat_llm import (
     move_to_extra_body,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames, portable_id
+from tfrobot.brain.chain.llms.prompt_cache import PromptCache, place_breakpoints
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
@@ -99,6 +109,11 @@ class AnthropicChat(ChatLLM):
     tool_name_rule: ClassVar[tuple[str, int] | None] = (ID_PATTERN, 128)
 
     model: str = "claude-sonnet-4-6"
+    prompt_cache: PromptCache = Field(
+        default_factory=PromptCache,
+        description="Where `cache_control` breakpoints go (tools, system, the last turn; prompt_cache.py); "
+        "`{enabled: false}` places none.",
+    )
 
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
@@ -118,10 +133,13 @@ class AnthropicChat(ChatLLM):
         turns: list[dict[str, Any]] = []
         last_role, last_blocks = "", []  # the turn being built: same-role messages join it
         names = ToolNames(self.api_tool_name)
+        container: str | None = None  # the code-execution container of the latest reply that had one
         for index, msg in enumerate(msgs):
             blocks: list[dict[str, Any]]
             if isinstance(msg, LLMAssistantMessage):
                 role, blocks = "assistant", self._assistant(msg, names)
+                if msg.server_tool_blocks:
+                    container = self._live_container(msg.server_tool_blocks) or container
             elif isinstance(msg, LLMUserMessage):
                 role, owner = "user", msg.attachment_of
                 if owner is None:
@@ -165,7 +183,21 @@ class AnthropicChat(ChatLLM):
             else:
                 turns.append({"role": role, "content": blocks})
                 last_role, last_blocks = role, blocks
+        if container is not None:
+            params.setdefault("container", container)  # (a container the settings name wins)
         return turns
+
+    def _live_container(self, server: tuple[ServerToolBlock, ...]) -> str | None:
+        """The id of the code-execution container a reply ran in (its `container` block), unless it has expired
+        (`expires_at`: the API refuses an expired one; the next code execution then starts a new container)."""
+        for item in reversed(server):
+            if item.provider == self.provider and item.block.get("type") == "container":
+                expires = item.block.get("expires_at")
+                if isinstance(expires, str) and datetime.fromisoformat(expires) <= datetime.now(UTC):
+                    return None
+                found = item.block.get("id")
+                return found if isinstance(found, str) else None
+        return None
 
     def _blocks(self, msg: LLMUserMessage, position: Position, where: str) -> list[dict[str, Any]]:
         prefix = f"{msg.name}: " if msg.name else ""
@@ -237,14 +269,16 @@ class AnthropicChat(ChatLLM):
         joins the next."""
         start = 0
         for item in server:
-            if item.provider != self.provider:
-                continue  # another provider's server-side work means nothing here
+            if item.provider != self.provider or item.block.get("type") == "container":
+                continue  # another provider's server-side work means nothing here; a container is a parameter
             cut = min(max(item.text_offset, start), len(text))
             piece = text[start:cut]
             if piece and not piece.isspace():
                 blocks.append(_text(piece))
                 start = cut
             blocks.append(dict(item.block))
+            if item.block.get("type") == "text":  # a cited text block: it is this part of the text, sent as it came
+                start = min(cut + len(str(item.block.get("text") or "")), len(text))
         rest = text[start:]
         return None if rest.isspace() else rest
 
@@ -266,7 +300,11 @@ class AnthropicChat(ChatLLM):
                 for t in tools
             ]
         request.update(params)
-        return move_to_extra_body(request, NATIVE_PARAMS)
+        return move_to_extra_body(place_breakpoints(request, self.prompt_cache), NATIVE_PARAMS)
+
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        """Anthropic's native structured output (`output_config.format`), which wants every object closed."""
+        return {"output_config": {"format": {"type": "json_schema", "schema": output.closed}}}
 
     # ----------------------------------------------------------------------------------- calls
     def _send(self, params: dict[str, Any]) -> Any:
@@ -302,6 +340,8 @@ class AnthropicChat(ChatLLM):
             state.usage.update(clean_nones(message.get("usage") or {}))
         elif kind == "content_block_start":
             block = event.get("content_block") or {}
+            if block.get("type") == "text" and "citations" in block:  # (cited text: kept whole when complete)
+                state.cited[index] = (block, [block.get("text") or ""], list(block.get("citations") or ()))
             match block.get("type"):
                 case "text" if block.get("text"):
                     yield TextDelta(text=block["text"])
@@ -321,33 +361,50 @@ class AnthropicChat(ChatLLM):
             delta = event.get("delta") or {}
             match delta.get("type"):
                 case "text_delta":
+                    if index in state.cited:
+                        state.cited[index][1].append(delta.get("text") or "")
                     yield TextDelta(text=delta.get("text") or "")
+                case "citations_delta" if index in state.cited:
+                    state.cited[index][2].append(delta.get("citation"))
                 case "thinking_delta":
                     yield ReasoningBlockDelta(index=index, text=delta.get("thinking") or "", provider=self.provider)
                 case "signature_delta":
                     yield ReasoningBlockDelta(index=index, signature=delta.get("signature"), provider=self.provider)
                 case "input_json_delta" if index in state.server:
                     state.server[index][1].append(delta.get("partial_json") or "")
+                case "compaction_delta" if index in state.server:  # (its block starts with `content: null`)
+                    block = state.server[index][0]
+                    for key, value in delta.items():
+                        if key != "type" and isinstance(value, str):
+                            block[key] = (block.get(key) or "") + value
                 case "input_json_delta":
                     yield ToolCallDelta(index=index, arguments=delta.get("partial_json") or "")
+        elif kind == "content_block_stop" and index in state.cited:
+            block, pieces, citations = state.cited.pop(index)
+            if citations:
+                yield ServerToolBlockDelta(
+                    provider=self.provider, block={**block, "text": "".join(pieces), "citations": citations}
+                )
         elif kind == "content_block_stop" and index in state.server:
             block, partial = state.server.pop(index)
             if "".join(partial):
                 block = {**block, "input": _loads_input("".join(partial))}
+            state.served = _served_by(block) or state.served
             yield ServerToolBlockDelta(provider=self.provider, block=block)
         elif kind == "message_delta":
             delta = event.get("delta") or {}
             state.stop_reason = delta.get("stop_reason") or state.stop_reason
             state.usage.update(clean_nones(event.get("usage") or {}))
+            if container := delta.get("container"):
+                yield ServerToolBlockDelta(provider=self.provider, block=_container_block(container))
             if (refusal := _refusal(delta)) is not None:
                 yield RefusalDelta(text=refusal)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         # (the stop reason comes in `message_delta`, near the end)
         reason = state.stop_reason
-        return self._stream_end(
-            reason, _finish_reason(reason), self._usage(state.usage), state.model, state.response_id
-        )
+        usage = self._usage(state.usage, state.served)
+        return self._stream_end(reason, _finish_reason(reason), usage, state.served or state.model, state.response_id)
 
     # ----------------------------------------------------------------------------------- responses
     def parse_response(self, raw: Any) -> AssistantTextMessage:
@@ -360,6 +417,8 @@ class AnthropicChat(ChatLLM):
         for block in data.get("content") or ():
             match block.get("type"):
                 case "text":
+                    if block.get("citations"):  # kept whole for replay (and display) where its text starts
+                        server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
                     text.append(block.get("text") or "")
                     text_len += len(text[-1])
                 case "thinking":
@@ -378,6 +437,10 @@ class AnthropicChat(ChatLLM):
                     )
                 case _:  # executed by Anthropic (server tools, MCP) or unknown: kept for replay
                     server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
+        if container := data.get("container"):  # (code execution's: named by the next request, see above)
+            block = _container_block(container)
+            server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
+        served = _served(server)
         return reply_message(
             _refusal(data),
             content="".join(text),
@@ -386,23 +449,28 @@ class AnthropicChat(ChatLLM):
             server_tool_blocks=server,
             tool_calls=calls or None,
             finish_reason=_finish_reason(data.get("stop_reason")),
-            usage=self._usage(clean_nones(data.get("usage") or {})),
-            model=self._model_tag(data.get("model")),
+            usage=self._usage(clean_nones(data.get("usage") or {}), served),
+            model=self._model_tag(served or data.get("model")),
         )
 
-    def _usage(self, raw: dict[str, Any]) -> Usage | None:
-        """Anthropic's `input_tokens` excludes cache reads and writes; ours is the whole prompt."""
+    def _usage(self, raw: dict[str, Any], served: str | None = None) -> Usage | None:
+        """Anthropic's `input_tokens` excludes cache reads and writes; ours is the whole prompt, a compaction's
+        pass (`iterations`) included."""
         if not raw:
             return None
-        read = raw.get("cache_read_input_tokens", 0)
-        write = raw.get("cache_creation_input_tokens", 0)
+        # With context compaction the top-level counts leave out the compaction's own sampling pass, which
+        # `iterations` lists beside the message's (and an advisor's, another model's, kept in `raw` only).
+        passes = [raw, *(i for i in raw.get("iterations") or () if i.get("type") == "compaction")]
+        read = sum(i.get("cache_read_input_tokens", 0) for i in passes)
+        write = sum(i.get("cache_creation_input_tokens", 0) for i in passes)
         return Usage(
-            input_tokens=raw.get("input_tokens", 0) + read + write,
+            input_tokens=sum(i.get("input_tokens", 0) for i in passes) + read + write,
             cache_read_tokens=read,
             cache_write_tokens=write,
-            output_tokens=raw.get("output_tokens", 0),  # (thinking included: Anthropic bills it as output)
+            output_tokens=sum(i.get("output_tokens", 0) for i in passes),  # (thinking included: billed as output)
             reasoning_tokens=(raw.get("output_tokens_details") or {}).get("thinking_tokens", 0),
             raw=raw,
+            model=served,
         )
 
 
@@ -410,14 +478,37 @@ class _StreamState:
     def __init__(self) -> None:
         self.model: str | None = None
         self.response_id: str | None = None
+        self.served: str | None = None
+        """The model a `fallback` block says served the reply (the reply's `model` names the requested one)."""
         self.stop_reason: str | None = None
         self.usage: dict[str, Any] = {}
         self.server: dict[int, tuple[dict[str, Any], list[str]]] = {}
         """Server-side blocks being streamed, by index: the block as it started, its input JSON so far."""
+        self.cited: dict[int, tuple[dict[str, Any], list[str], list[Any]]] = {}
+        """Text blocks that may carry citations, by index: the block as it started, its text and citations so far."""
 
 
 def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
+
+
+def _served_by(block: dict[str, Any]) -> str | None:
+    """The model a `fallback` block says took over (`to.model`): Anthropic's fallback routing answers with
+    another model than the one requested, and the reply's `model` still names the requested one."""
+    target = block.get("to") if block.get("type") == "fallback" else None
+    model = target.get("model") if isinstance(target, dict) else None
+    return model if isinstance(model, str) else None
+
+
+def _served(server: list[ServerToolBlock]) -> str | None:
+    """The model that served a reply, when one of its blocks is a fallback (the last one's)."""
+    return next((m for b in reversed(server) if (m := _served_by(b.block)) is not None), None)
+
+
+def _container_block(container: dict[str, Any]) -> dict[str, Any]:
+    """A reply's `container` as the block it is kept as (JSON values: the SDK reads `expires_at` as a datetime)."""
+    values = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in container.items()}
+    return {"type": "container", **values}
 
 
 def _dumps(value: Any) -> str:

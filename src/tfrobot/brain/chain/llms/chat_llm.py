@@ -32,16 +32,20 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, SecretStr
 
 from tfrobot.brain.chain.llms.errors import (
+    SDK_RETRIED,
     InvalidConversationError,
     LLMError,
     MissingAPIKeyError,
+    ProviderError,
     ProviderNotInstalledError,
     ProviderResponseError,
     ProviderUnavailableError,
+    mask_secrets,
     translate_sdk_error,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia, degrade, resolve
 from tfrobot.brain.chain.llms.normalize import normalize_request
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import named_back, portable_id, restore_tool_names
 from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta
 from tfrobot.brain.chain.llms.tools import SchemaCleaner
@@ -67,13 +71,14 @@ def clean_nones(value: Any) -> Any:
 
 def as_dict(raw: Any) -> dict[str, Any]:
     """An SDK response object (pydantic) or an already-decoded dict, as a dict with the keys the provider
-    sent and no others (`exclude_unset`: the SDK's defaults for absent fields are not added), so that a
-    block kept for replay goes back exactly as it came. A block type newer than the SDK is kept by the SDK
+    sent and no others (`exclude_unset`: the SDK's defaults for absent fields are not added), under the names
+    the provider sent (`by_alias`: the SDK calls a key that is a Python keyword `from_`), so that a block kept
+    for replay goes back exactly as it came. A block type newer than the SDK is kept by the SDK
     in another block class with its fields as extras, which dump right but make pydantic warn that the
     value does not fit the declared union: expected here, so not warned about."""
     if isinstance(raw, dict):
         return raw
-    dumped: dict[str, Any] = raw.model_dump(exclude_unset=True, warnings=False)
+    dumped: dict[str, Any] = raw.model_dump(exclude_unset=True, by_alias=True, warnings=False)
     return dumped
 
 
@@ -193,7 +198,12 @@ class ChatLLM(BaseModel):
     temperature: float | None = Field(default=None, description="Sampling temperature; provider default if unset.")
     max_tokens: int | None = Field(default=None, description="Upper bound on generated tokens.")
     timeout: float | None = Field(default=None, description="Request timeout in seconds; SDK default if unset.")
-    max_retries: int = Field(default=2, description="SDK-level retries on transient errors.")
+    max_retries: int = Field(
+        default=2,
+        ge=0,
+        description="Retries the provider's SDK makes itself on 429, 5xx, time-outs and connection errors, with "
+        "back-off (0: none, the turn fails at once); a failed turn's error says how many were made (`retries`).",
+    )
     media_roots: tuple[Path, ...] = Field(default=(), description="Folders whose files media parts may reference.")
     extra_params: dict[str, JsonValue] = Field(
         default_factory=dict, description="Vendor-specific request parameters, passed to the SDK call as they are."
@@ -314,6 +324,13 @@ class ChatLLM(BaseModel):
     def clean_tool_schema(self, tool: ToolDefinition) -> dict[str, Any]:
         """`tool.parameters` without `x-*` keys and whatever else this provider rejects."""
         return self.schema_cleaner.clean(tool.parameters)
+
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        """Provider hook: the call options that make the reply JSON following `output` (`structured.py`)."""
+        raise LLMError(
+            f"provider {self.provider!r} cannot constrain its replies to a JSON schema ({output.name}). Fix: use "
+            "openai, openai-responses, anthropic or gemini for structured output"
+        )
 
     def api_tool_name(self, name: str) -> str:
         """`name` as this API accepts it: itself when it obeys `tool_name_rule`, else a deterministic stand-in
@@ -448,12 +465,23 @@ class ChatLLM(BaseModel):
         """Neither the settings nor any of the provider's key variables hold a key."""
         return self.api_key is None and not any(os.environ.get(name) for name in self.api_key_env)
 
+    def _held_keys(self) -> list[str]:
+        """The keys this LLM may send: its `api_key` and the values of its provider's key variables."""
+        held = [os.environ.get(name, "") for name in self.api_key_env]
+        return [*held, self.api_key.get_secret_value()] if self.api_key is not None else held
+
     def _client_error(self, exc: Exception) -> Exception:
-        """`exc` of the SDK, translated; one that is not a provider answer while there is no key anywhere is
-        the missing key (each SDK says it in its own words, some when the client is built, some on the call)."""
+        """`exc` of the SDK, translated, without the keys it may quote (`mask_secrets`); one that is not a
+        provider answer while there is no key anywhere is the missing key (each SDK says it in its own words,
+        some when the client is built, some on the call)."""
         translated = self._translate_error(exc)
         if not isinstance(translated, LLMError) and self._no_key():
-            return MissingAPIKeyError(self.provider, self.api_key_env, (str(exc).strip().splitlines() or [""])[0])
+            translated = MissingAPIKeyError(self.provider, self.api_key_env, (str(exc).strip().splitlines() or [""])[0])
+        elif isinstance(translated, ProviderError) and translated.kind in SDK_RETRIED:
+            translated.retries = self.max_retries
+        mask_secrets(exc, self._held_keys())
+        if translated is not exc:
+            mask_secrets(translated, self._held_keys())
         return translated
 
     def readiness(self) -> LLMError | None:
@@ -524,10 +552,12 @@ class ChatLLM(BaseModel):
 
     @contextmanager
     def _sdk_errors(self) -> Iterator[None]:
-        """Around an SDK call: our own errors pass, any other becomes an `errors.py` type (`_client_error`)."""
+        """Around an SDK call: our own errors pass (without the keys they may quote), any other becomes an
+        `errors.py` type (`_client_error`)."""
         try:
             yield
-        except LLMError:
+        except LLMError as exc:
+            mask_secrets(exc, self._held_keys())
             raise
         except Exception as exc:
             raise self._client_error(exc) from exc

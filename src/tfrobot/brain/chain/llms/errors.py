@@ -20,7 +20,8 @@
 
 Every class has a `kind` (the `TurnFailure.kind` it is stored as) and every error a `fix`: what a user
 does about it. `describe(exc)` turns any exception into the `TurnFailure` that the brain stores with a
-failed turn and the server answers with (`internal` for an exception that is not ours).
+failed turn and the server answers with (`internal` for an exception that is not ours). `mask_secrets` takes
+the caller's keys out of an error a provider made by quoting them.
 `ModalityDegradedWarning` is emitted when a part is sent as its `detail` text instead of its media.
 """
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterable
 from typing import ClassVar
 
 from tfrobot.schema.message.conversation.failure import TurnFailure
@@ -46,10 +48,12 @@ class LLMError(Exception):
 
 
 class ProviderError(LLMError):
-    """The provider rejected or failed the call. `status` and `provider_message` are the provider's own."""
+    """The provider rejected or failed the call. `status` and `provider_message` are the provider's own;
+    `retries` is how often the SDK retried before (set by `ChatLLM` for the kinds in `SDK_RETRIED`)."""
 
     kind: ClassVar[str] = "invalid_request"
     default_fix: ClassVar[str | None] = None
+    retries: int | None = None
 
     def __init__(
         self,
@@ -210,6 +214,11 @@ class ModalityDegradedWarning(UserWarning):
     """A media part was sent as its `detail` text because the provider cannot take its modality there."""
 
 
+SDK_RETRIED = frozenset({"rate_limited", "unavailable", "timeout", "connection"})
+"""The failure kinds every provider SDK here retries itself (429, 5xx, time-outs, connection errors), with
+back-off, up to the LLM's `max_retries`: the time a failing turn takes grows with it."""
+
+
 def retry_after_seconds(headers: object) -> float | None:
     """`retry-after-ms` or `retry-after` (seconds) from response headers, if present and numeric."""
     get = getattr(headers, "get", None)
@@ -241,6 +250,19 @@ _BAD_RESPONSE_NAMES = ("ResponseValidation", "UnknownApiResponse")
 """SDK errors for an answer that is not the API's (openai: APIResponseValidationError; google-genai)."""
 _SHOWN = 300
 """How much of an unexpected body an error quotes."""
+_ERROR_TYPE_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "overloaded_error": 529,
+}
+"""The HTTP status each error type of an error body stands for (Anthropic's documented types, OpenAI's
+`server_error`): an error sent inside a stream arrives after the 200, so its body alone says what it is."""
 
 
 def _provider_message(exc: Exception) -> str:
@@ -263,6 +285,22 @@ def _provider_message(exc: Exception) -> str:
     return text[:_SHOWN] if isinstance(text, str) and text else str(exc)
 
 
+def _body_status(exc: Exception) -> int | None:
+    """The status an error body names, for an error that came inside a stream (the response said 200): its
+    `status_code` or numeric `code` (OpenAI-compatible endpoints: Groq, OpenRouter), else its `type`
+    (`overloaded_error`, …); None when the exception carries no error body."""
+    body = getattr(exc, "body", None)
+    node = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(node, dict):
+        return None
+    for key in ("status_code", "code"):
+        value = node.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 400 <= value < 600:
+            return value
+    kind = node.get("type")
+    return _ERROR_TYPE_STATUS.get(kind) if isinstance(kind, str) else None
+
+
 def translate_sdk_error(
     provider: str,
     exc: Exception,
@@ -277,6 +315,8 @@ def translate_sdk_error(
     `endpoint` (the settings in use) go into the fixes."""
     status = getattr(exc, "status_code", None) or getattr(exc, "code", None)
     status = status if isinstance(status, int) and not isinstance(status, bool) else None
+    if status is None or status < 400:  # an error event inside a stream that began with 200
+        status = _body_status(exc) or status
     name = type(exc).__name__
     where = endpoint or f"{provider}'s API"
     if status is None:
@@ -327,6 +367,38 @@ def translate_sdk_error(
     return ProviderUnavailableError(provider, f"server error: {detail}", status=status, provider_message=detail)
 
 
+MASK = "***"
+_MIN_SECRET = 8
+"""Shorter values are not masked: they would match ordinary words (no provider key is this short)."""
+
+
+def mask_secrets(exc: BaseException, secrets: Iterable[str]) -> BaseException:
+    """`exc`, its causes and contexts with every occurrence of each of `secrets` (the keys the caller holds) replaced
+    by `MASK` in their messages, in place, and returned. A provider may quote the key it refused ("Incorrect API key
+    provided: sk-…"): that text becomes the typed error's message, the stored failed turn, the HTTP and MCP error
+    bodies and the log line, so the key is taken out here, where the error is made, once for all of them."""
+    known = sorted({s for s in secrets if len(s) >= _MIN_SECRET}, key=len, reverse=True)
+    if not known:
+        return exc
+
+    def masked(text: str) -> str:
+        for secret in known:
+            text = text.replace(secret, MASK)
+        return text
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        current.args = tuple(masked(a) if isinstance(a, str) else a for a in current.args)
+        for attribute in ("provider_message", "message"):
+            value = current.__dict__.get(attribute)
+            if isinstance(value, str):
+                setattr(current, attribute, masked(value))
+        current = current.__cause__ or current.__context__
+    return exc
+
+
 def _short(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
@@ -348,6 +420,7 @@ def describe(exc: BaseException) -> TurnFailure:
             fix=exc.fix,
             status=getattr(exc, "status", None),
             retry_after=getattr(exc, "retry_after", None),
+            retries=getattr(exc, "retries", None),
             error_type=type(exc).__name__,
         )
     if isinstance(exc, _INTERRUPTED):

@@ -6,7 +6,12 @@ Wire format: `contents` of `user`/`model` turns made of parts; the system prompt
 media beside them; media as `inline_data` (bytes) or `file_data` (a URI). Gemini's thought signatures
 come back as `ReasoningBlock(provider="gemini")` and are replayed on the first call (or text) part of
 the same model turn, byte for byte (they are stored as base64 text, URL-safe as the SDK writes it); no
-other provider's reasoning is sent. Function names must match ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$: other
+other provider's reasoning is sent. Gemini 3 wants a signature on every function call of the history: a call
+without one of Gemini's (another provider's) gets Google's documented dummy (`DUMMY_THOUGHT_SIGNATURE`).
+Parts Google's servers produced (code execution: `executable_code`, `code_execution_result`) are
+`ServerToolBlock`s, replayed where they came in the text; grounding and URL-context metadata are kept for
+display (`grounding_metadata` blocks) and not sent back.
+Function names must match ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$: other
 tool names are mapped per request and mapped back in replies.
 """
 
@@ -15,7 +20,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, ClassVar, assert_never
 
@@ -28,14 +32,19 @@ from tfrobot.brain.chain.llms.chat_llm import (
 )
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
-from tfrobot.brain.chain.llms.portable import ToolNames
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
+from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
+from tfrobot.brain.chain.llms.profiles import model_profile
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningBlockDelta,
     ReasoningDelta,
+    RefusalDelta,
+    ServerToolBlockDelta,
     StreamDelta,
     TextDelta,
     ToolCallDelta,
+    reply_message,
 )
 from tfrobot.brain.chain.llms.tools import GeminiSchemaCleaner, SchemaCleaner
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
@@ -50,10 +59,13 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMUserMessage,
     call_ids_of,
 )
-from tfrobot.schema.message.llms.llm_response import ReasoningBlock, Usage
+from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.msg_part import TextUserMsgPart
 from tfrobot.schema.message.tool import ToolCall
 from tfrobot.schema.tool_definition import ToolDefinition
+
+DUMMY_THOUGHT_SIGNATURE = b"skip_thought_signature_validator"
+"""The thought signature Google documents for a function call Gemini did not write (profiles.py: Gemini 3)."""
 
 FINISH_REASONS: dict[str, str] = {
     "STOP": "stop",
@@ -63,6 +75,9 @@ FINISH_REASONS: dict[str, str] = {
     "BLOCKLIST": "content_filter",
     "PROHIBITED_CONTENT": "content_filter",
     "SPII": "content_filter",
+    "MODEL_ARMOR": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "IMAGE_PROHIBITED_CONTENT": "content_filter",
 }
 """Gemini finish reasons -> ours (others are kept, lower-cased)."""
 
@@ -97,6 +112,7 @@ class GeminiChat(ChatLLM):
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         call_ids = call_ids_of(msgs)
         names = ToolNames(self.api_tool_name)
+        dummy_signature = model_profile(params.get("model") or self.model).dummy_thought_signature
         contents: list[dict[str, Any]] = []
 
         def add(role: str, parts: list[dict[str, Any]]) -> None:
@@ -118,7 +134,7 @@ class GeminiChat(ChatLLM):
                         parts.insert(0, {"text": attachment_label(msg.attachment_of, msg.attachment_of in call_ids)})
                     add("user", parts)
                 case LLMAssistantMessage():
-                    add("model", self._model_parts(msg, where, names))
+                    add("model", self._model_parts(msg, where, names, dummy_signature))
                 case LLMToolMessage():
                     key = "error" if msg.is_error else "output"
                     name = names[msg.name] if msg.name else ""
@@ -150,9 +166,14 @@ class GeminiChat(ChatLLM):
                 parts.append({"inline_data": {"data": media.data, "mime_type": media.media_type}})
         return parts
 
-    def _model_parts(self, msg: LLMAssistantMessage, where: str, names: ToolNames) -> list[dict[str, Any]]:
+    def _model_parts(
+        self, msg: LLMAssistantMessage, where: str, names: ToolNames, dummy_signature: bool
+    ) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
-        if text := assistant_text(msg):
+        text = assistant_text(msg)
+        if msg.server_tool_blocks:
+            text = self._interleave(msg.server_tool_blocks, text or "", parts)
+        if text:
             parts.append({"text": text})
         for call in msg.tool_calls:
             parts.append({"function_call": {"id": call.id, "name": names[call.name], "args": call.arguments_object()}})
@@ -162,7 +183,23 @@ class GeminiChat(ChatLLM):
         if signature is not None and parts:
             target = next((p for p in parts if "function_call" in p), parts[0])
             target["thought_signature"] = _signature_bytes(signature, where)
+        elif msg.tool_calls and dummy_signature:  # (the first call of a turn is the one that carries it)
+            next(p for p in parts if "function_call" in p)["thought_signature"] = DUMMY_THOUGHT_SIGNATURE
         return parts
+
+    def _interleave(self, server: tuple[ServerToolBlock, ...], text: str, parts: list[dict[str, Any]]) -> str:
+        """Append Gemini's own server-side parts (code execution) to `parts`, each after the text that preceded it
+        (`text_offset`); return the text after the last one. Metadata (grounding) is no part: not sent."""
+        start = 0
+        for item in server:
+            if item.provider != self.provider or item.type in _METADATA:
+                continue
+            cut = min(max(item.text_offset, start), len(text))
+            if cut > start:
+                parts.append({"text": text[start:cut]})
+                start = cut
+            parts.append(dict(item.block))
+        return text[start:]
 
     # ----------------------------------------------------------------------------------- Phase 6
     def _assemble_api_request(
@@ -185,6 +222,11 @@ class GeminiChat(ChatLLM):
         if config:
             request["config"] = config
         return request
+
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        """JSON Schema as it is (`response_json_schema`: `$defs`, `anyOf` …), not the OpenAPI subset of
+        `response_schema`, which would refuse many Pydantic models."""
+        return {"response_mime_type": "application/json", "response_json_schema": output.schema}
 
     # ----------------------------------------------------------------------------------- calls
     def _make_client(self, sdk: Any, is_async: bool) -> Any:
@@ -220,14 +262,15 @@ class GeminiChat(ChatLLM):
         state = _StreamState()
         for chunk in self.client().models.generate_content_stream(**params):
             yield from self._chunk_deltas(_dump(chunk), state)
-        yield self._finish(state)
+        yield from self._finish_deltas(state)
 
     async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
         state = _StreamState()
         async for chunk in await self.client().aio.models.generate_content_stream(**params):
             for delta in self._chunk_deltas(_dump(chunk), state):
                 yield delta
-        yield self._finish(state)
+        for delta in self._finish_deltas(state):
+            yield delta
 
     def _chunk_deltas(self, data: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
         state.model = data.get("model_version") or state.model
@@ -243,7 +286,7 @@ class GeminiChat(ChatLLM):
                     state.signatures += 1
                 if part.get("function_call"):
                     call = part["function_call"]
-                    call_id = call.get("id") or _call_id(state.response_id, state.calls)
+                    call_id = call.get("id") or derived_call_id(state.response_id, state.calls)
                     yield ToolCallDelta(
                         index=state.calls, id=call_id, name=call.get("name"), arguments=_dumps(call.get("args"))
                     )
@@ -252,7 +295,20 @@ class GeminiChat(ChatLLM):
                     yield ReasoningDelta(text=part["text"])
                 elif part.get("text"):
                     yield TextDelta(text=part["text"])
+                elif _server_part(part):
+                    yield ServerToolBlockDelta(provider=self.provider, block=part)
             state.finish_reason = candidate.get("finish_reason") or state.finish_reason
+            state.metadata = _metadata(candidate) or state.metadata  # (the last chunk holds the whole)
+        if not state.refused and (refusal := _refusal(data)) is not None:
+            state.refused = True
+            state.finish_reason = state.finish_reason or _blocked(data)
+            yield RefusalDelta(text=refusal)
+
+    def _finish_deltas(self, state: _StreamState) -> Iterator[StreamDelta]:
+        """The candidate's metadata (grounding), once the stream has said it all, then the finish delta."""
+        for block in state.metadata:
+            yield ServerToolBlockDelta(provider=self.provider, block=block)
+        yield self._finish(state)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         # (Gemini sends `finishReason` with its last chunk)
@@ -269,26 +325,36 @@ class GeminiChat(ChatLLM):
         data = _dump(raw)
         candidate = (data.get("candidates") or [{}])[0]
         text: list[str] = []
+        text_len = 0
         thoughts: list[str] = []
         blocks: list[ReasoningBlock] = []
+        server: list[ServerToolBlock] = []
         calls: list[ToolCall] = []
         for part in (candidate.get("content") or {}).get("parts") or ():
             if part.get("thought_signature"):
                 blocks.append(ReasoningBlock(signature=part["thought_signature"], provider=self.provider))
             if part.get("function_call"):
                 call = part["function_call"]
-                call_id = call.get("id") or _call_id(data.get("response_id"), len(calls))
+                call_id = call.get("id") or derived_call_id(data.get("response_id"), len(calls))
                 calls.append(ToolCall(id=call_id, name=call["name"], arguments=_dumps(call.get("args"))))
             elif part.get("text") and part.get("thought"):
                 thoughts.append(part["text"])
             elif part.get("text"):
                 text.append(part["text"])
-        return AssistantTextMessage(
+                text_len += len(part["text"])
+            elif _server_part(part):
+                server.append(ServerToolBlock(provider=self.provider, block=part, text_offset=text_len))
+        server.extend(
+            ServerToolBlock(provider=self.provider, block=block, text_offset=text_len) for block in _metadata(candidate)
+        )
+        return reply_message(
+            _refusal(data),
             content="".join(text),
             reasoning_content="".join(thoughts) or None,
             reasoning_blocks=blocks,
+            server_tool_blocks=server,
             tool_calls=calls or None,
-            finish_reason=_finish_reason(candidate.get("finish_reason"), bool(calls)),
+            finish_reason=_finish_reason(candidate.get("finish_reason") or _blocked(data), bool(calls)),
             usage=self._usage(data.get("usage_metadata")),
             model=self._model_tag(data.get("model_version")),
         )
@@ -315,6 +381,8 @@ class _StreamState:
         self.usage: dict[str, Any] | None = None
         self.signatures = 0
         self.calls = 0
+        self.refused = False
+        self.metadata: list[dict[str, Any]] = []
 
 
 _TO_STANDARD_ALPHABET = str.maketrans("-_", "+/")
@@ -346,18 +414,58 @@ def _dump(raw: Any) -> dict[str, Any]:
     return dumped
 
 
-def _call_id(response_id: str | None, index: int) -> str:
-    """Gemini may omit call ids; ours are derived from the response so stream and call agree."""
-    return f"call_{response_id or uuid.uuid4().hex[:12]}_{index}"
-
-
 def _dumps(value: Any) -> str:
     return json.dumps(value or {}, ensure_ascii=False)
+
+
+_SERVER_PARTS = ("executable_code", "code_execution_result", "tool_call", "tool_response")
+"""Parts Gemini's servers produced (its code execution; its built-in tools' calls and results): kept whole, and
+sent back only to Gemini, where they came."""
+_METADATA = ("grounding_metadata", "url_context_metadata")
+"""What a candidate says about its sources (Google Search, URL context): kept for display, never sent back."""
+
+
+def _server_part(part: dict[str, Any]) -> bool:
+    return any(key in part for key in _SERVER_PARTS)
+
+
+def _metadata(candidate: dict[str, Any]) -> list[dict[str, Any]]:
+    """The candidate's source metadata as blocks (`{"grounding_metadata": …}`), the empty ones left out."""
+    return [{key: candidate[key]} for key in _METADATA if candidate.get(key)]
+
+
+_BLOCKED = "PROMPT_BLOCKED"
+"""Our finish reason on the wire for a prompt Gemini blocked (it sends no candidate, hence no finish reason)."""
+
+
+def _blocked(data: dict[str, Any]) -> str | None:
+    """`_BLOCKED` when Gemini blocked the prompt (then no candidate says why the reply stopped)."""
+    return _BLOCKED if (data.get("prompt_feedback") or {}).get("block_reason") else None
+
+
+def _refusal(data: dict[str, Any]) -> str | None:
+    """What the console shows when Gemini answered nothing because of its filters: a blocked prompt
+    (`promptFeedback.blockReason`, no candidates) or a reply stopped by a filter (`SAFETY`, `MODEL_ARMOR`, …),
+    with Gemini's own message, else the categories its ratings blocked; None for any other reply."""
+    feedback = data.get("prompt_feedback") or {}
+    if reason := feedback.get("block_reason"):
+        message = feedback.get("block_reason_message")
+        return f"Gemini blocked the prompt ({reason})" + (f": {message}" if message else ".")
+    candidate = (data.get("candidates") or [{}])[0]
+    reason = candidate.get("finish_reason")
+    if FINISH_REASONS.get(reason or "") != "content_filter":
+        return None
+    if message := candidate.get("finish_message"):
+        return f"Gemini stopped the reply ({reason}): {message}"
+    blocked = [r["category"] for r in candidate.get("safety_ratings") or () if r.get("blocked") and r.get("category")]
+    return f"Gemini stopped the reply ({reason})" + (f": blocked as {', '.join(blocked)}." if blocked else ".")
 
 
 def _finish_reason(value: str | None, has_calls: bool) -> str | None:
     if value is None:
         return None
+    if value == _BLOCKED:
+        return "refusal"
     if value == "STOP" and has_calls:
         return "tool_calls"
     return FINISH_REASONS.get(value, value.lower())

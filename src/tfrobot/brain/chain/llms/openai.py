@@ -6,8 +6,9 @@ results cannot hold media, so their attachments follow the results as a user mes
 they are. Console output is user text (seed: "→ user（role 重写）").
 
 Reasoning: OpenAI never takes reasoning back. OpenAI-shaped vendors that return `reasoning_content`
-(DeepSeek, Zhipu, Doubao) have it sent back as their model family's profile says (`profiles.py`) or as
-`reasoning_replay` overrides; the text is sent only to the provider that wrote it.
+(DeepSeek, Zhipu, Doubao; OpenRouter, vLLM and Ollama name it `reasoning`, streamed and not: both are
+read) have it sent back as their model family's profile says (`profiles.py`) or as `reasoning_replay`
+overrides; the text is sent only to the provider that wrote it.
 
 Refusals: OpenAI answers a request it will not serve with `refusal` (content null, finish reason `stop`);
 it is an `AssistantRefusalMessage` (its `refusal`, the finish reason `refusal`), and is sent back in the
@@ -32,8 +33,9 @@ from tfrobot.brain.chain.llms.chat_llm import (
     provider_of,
 )
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
-from tfrobot.brain.chain.llms.portable import ToolNames
-from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile
+from tfrobot.brain.chain.llms.output_schema import OutputSchema
+from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
+from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile, preserves_thinking
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningDelta,
@@ -110,7 +112,8 @@ class OpenAIChat(ChatLLM):
         # twice as much per case: this runs for every message of every request).
         call_ids: set[str] | None = None
         profile = model_profile(params.get("model") or self.model)
-        mode = self.reasoning_replay or profile.reasoning_replay or self.default_reasoning_replay
+        preserved = profile.preserved_reasoning_replay if preserves_thinking(params) else None
+        mode = self.reasoning_replay or preserved or profile.reasoning_replay or self.default_reasoning_replay
         replay_from, turns = self._replayed(msgs, mode)
         request = _Request(ToolNames(self.api_tool_name), turns, profile.refusal_field)
         out: list[dict[str, Any]] = []
@@ -261,6 +264,13 @@ class OpenAIChat(ChatLLM):
         request.update(params)
         return request
 
+    def response_format(self, output: OutputSchema) -> dict[str, Any]:
+        strict = output.strict
+        schema = {"name": output.name, "schema": output.closed if strict else output.schema, "strict": strict}
+        if output.description:
+            schema["description"] = output.description
+        return {"response_format": {"type": "json_schema", "json_schema": schema}}
+
     # ----------------------------------------------------------------------------------- calls
     def _send(self, params: dict[str, Any]) -> Any:
         return self.client().chat.completions.create(**params)
@@ -300,8 +310,8 @@ class OpenAIChat(ChatLLM):
             if choice.get("index", 0) != 0:
                 continue
             delta = choice.get("delta") or {}
-            if delta.get("reasoning_content"):
-                yield ReasoningDelta(text=delta["reasoning_content"])
+            if reasoning := delta.get("reasoning_content") or delta.get("reasoning"):
+                yield ReasoningDelta(text=reasoning)
             if delta.get("content"):
                 yield TextDelta(text=delta["content"])
             if delta.get("refusal"):
@@ -309,9 +319,11 @@ class OpenAIChat(ChatLLM):
                 yield RefusalDelta(text=delta["refusal"])
             for call in delta.get("tool_calls") or ():
                 function = call.get("function") or {}
+                index = call.get("index", 0)
+                call_id = call.get("id")  # (given with the name in the call's first delta; "" by some endpoints)
                 yield ToolCallDelta(
-                    index=call.get("index", 0),
-                    id=call.get("id"),
+                    index=index,
+                    id=call_id or (derived_call_id(chunk.get("id"), index) if function.get("name") else call_id),
                     name=function.get("name"),
                     arguments=function.get("arguments") or "",
                 )
@@ -329,14 +341,18 @@ class OpenAIChat(ChatLLM):
         choice = data["choices"][0]
         message = choice.get("message") or {}
         calls = [
-            ToolCall(id=c["id"], name=c["function"]["name"], arguments=c["function"].get("arguments") or "{}")
-            for c in message.get("tool_calls") or ()
+            ToolCall(
+                id=c.get("id") or derived_call_id(data.get("id"), i),
+                name=c["function"]["name"],
+                arguments=c["function"].get("arguments") or "{}",
+            )
+            for i, c in enumerate(message.get("tool_calls") or ())
         ]
         refusal = message.get("refusal") or None
         return reply_message(
             refusal,
             content=message.get("content") or "",
-            reasoning_content=message.get("reasoning_content") or None,
+            reasoning_content=message.get("reasoning_content") or message.get("reasoning") or None,
             tool_calls=calls or None,
             finish_reason=_finish_reason(choice.get("finish_reason"), refusal is not None),
             usage=self._usage(data.get("usage")),
@@ -353,6 +369,7 @@ class OpenAIChat(ChatLLM):
             input_tokens=raw.get("prompt_tokens", 0),
             output_tokens=raw.get("completion_tokens", 0),
             cache_read_tokens=prompt_details.get("cached_tokens", 0),
+            cache_write_tokens=prompt_details.get("cache_write_tokens", 0),
             reasoning_tokens=completion_details.get("reasoning_tokens", 0),
             raw=raw,
         )

@@ -10,6 +10,7 @@ of a mapped tool name come back under the tool's own name.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable
 from functools import lru_cache
 from hashlib import sha1
@@ -33,6 +34,13 @@ def portable_id(call_id: str, pattern: str, max_len: int = 64) -> str:
     stem = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[: max_len - len(digest) - 1]
     portable = f"{stem}_{digest}"
     return portable if re.fullmatch(pattern, portable) else f"_{digest}"
+
+
+def derived_call_id(response_id: str | None, index: int) -> str:
+    """The id of the `index`-th tool call of a reply that gave it none (Gemini may omit call ids; its
+    OpenAI-compatible endpoint and others send `""`): derived from the response's id, so the streamed and the
+    plain reading of one reply agree, and stored with the call, so its result always names it."""
+    return f"call_{response_id or uuid.uuid4().hex[:12]}_{index}"
 
 
 class ToolNames(dict[str, str]):

@@ -35,6 +35,16 @@ class ModelProfile:
     refusal_field: bool = False
     """Whether an assistant message in the request may carry `refusal` (OpenAI's own field); elsewhere a
     refusal is sent back as the assistant's text, which every API takes."""
+    preserved_reasoning_replay: ReasoningReplay | None = None
+    """The replay mode when the request asks the model to keep its thinking across turns (GLM's preserved
+    thinking, `thinking: {"clear_thinking": false}`), instead of `reasoning_replay`."""
+    dummy_thought_signature: bool = False
+    """Whether a function call in the history that carries no thought signature of Gemini's (another
+    provider's call, or one stored without it) must get Google's documented dummy signature."""
+    encrypted_reasoning: bool = False
+    """Whether the model reasons in OpenAI Responses reasoning items: a stateless request (`store: false`) asks
+    for their `encrypted_content` to replay them (`include`), which OpenAI refuses for a model that does not
+    reason ("Encrypted content is not supported with this model")."""
 
 
 _PROFILES: tuple[tuple[re.Pattern[str], ModelProfile], ...] = (
@@ -47,14 +57,38 @@ _PROFILES: tuple[tuple[re.Pattern[str], ModelProfile], ...] = (
     # with tool calls and no reasoning of DeepSeek's went back with `reasoning_content: ""` and was accepted.
     (re.compile(r"deepseek", re.IGNORECASE), ModelProfile("deepseek", reasoning_replay="tool_turns")),
     # GLM's interleaved thinking (https://docs.z.ai/guides/capabilities/thinking-mode): "thinking blocks
-    # should be explicitly preserved and returned together with the tool results".
-    (re.compile(r"(^|/)glm-", re.IGNORECASE), ModelProfile("glm", reasoning_replay="tool_loop")),
+    # should be explicitly preserved and returned together with the tool results". Its preserved thinking
+    # (GLM-4.7+, `"thinking": {"type": "enabled", "clear_thinking": false}`) keeps the reasoning of earlier turns
+    # too, when "the complete, unmodified reasoning_content" of every assistant message comes back. Recorded:
+    # tests/brain/chain/llms/recordings/zhipu/preserved_thinking.json (the second request sends the first turn's).
+    (
+        re.compile(r"(^|/)glm-", re.IGNORECASE),
+        ModelProfile("glm", reasoning_replay="tool_loop", preserved_reasoning_replay="always"),
+    ),
     (re.compile(r"doubao", re.IGNORECASE), ModelProfile("doubao", reasoning_replay="tool_loop")),
+    # OpenAI's reasoning models (https://platform.openai.com/docs/guides/reasoning): o-series, gpt-5, codex.
+    (
+        re.compile(r"^(o\d|gpt-5|codex)", re.IGNORECASE),
+        ModelProfile("openai", refusal_field=True, encrypted_reasoning=True),
+    ),
     (re.compile(r"^(gpt-|o\d|chatgpt-)", re.IGNORECASE), ModelProfile("openai", refusal_field=True)),
+    # Gemini 3 validates thought signatures on the function calls of the history (400 "Function call is missing
+    # a thought_signature" otherwise); for calls it did not write, "you can set ... dummy signatures" of
+    # "skip_thought_signature_validator" (https://ai.google.dev/gemini-api/docs/thought-signatures, FAQ; the same
+    # on Vertex AI). Recorded: tests/brain/chain/llms/recordings/gemini/foreign_tool_calls.json.
+    (re.compile(r"(^|/)gemini-3", re.IGNORECASE), ModelProfile("gemini-3", dummy_thought_signature=True)),
 )
 
 DEFAULT_PROFILE = ModelProfile("default")
 """A model no profile names: the provider class's defaults, refusals sent back as text."""
+
+
+def preserves_thinking(params: dict[str, object]) -> bool:
+    """Whether a request's parameters ask the model to keep its thinking across turns (`clear_thinking: false` in
+    `thinking`, given as a parameter or in `extra_body`)."""
+    extra = params.get("extra_body")
+    thinking = params.get("thinking") or (extra.get("thinking") if isinstance(extra, dict) else None)
+    return isinstance(thinking, dict) and thinking.get("clear_thinking") is False
 
 
 @lru_cache(maxsize=256)

@@ -66,8 +66,8 @@ def _pattern(pattern: str) -> Any:
     except re2.error as exc:
         reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         raise ValueError(
-            f"{pattern!r} is not an RE2 pattern ({reason}); RE2 is Python's regex syntax without "
-            "backreferences and lookarounds"
+            f"{pattern}: {reason}; fix: write it in RE2 syntax (Python's regex without backreferences and "
+            "lookarounds), with a backslash before a character meant literally (\\( \\. \\?)"
         ) from None
 
 

@@ -34,8 +34,9 @@ class RefusalDelta(_Delta):
 
 
 class ServerToolBlockDelta(_Delta):
-    """One whole block the provider executed on its side (a server tool call or its result), once complete;
-    the assembler records where in the text it came (`ServerToolBlock.text_offset`)."""
+    """One whole block the provider executed on its side (a server tool call or its result), or a cited text
+    block (`type: text`, right after its text's deltas), once complete; the assembler records where in the text
+    it came (`ServerToolBlock.text_offset`: for a text block, where its text starts)."""
 
     type: Literal["server_tool_block"] = "server_tool_block"
     provider: str
@@ -59,6 +60,10 @@ class ReasoningBlockDelta(_Delta):
     signature: str | None = None
     data: str | None = None
     provider: str
+    item_id: str | None = None
+    """The provider's id of the item the block belongs to, kept as the block's `id` (OpenAI Responses: a
+    reasoning item's summary parts are blocks of one id, replayed as that one item); such a block also keeps
+    how many server-side blocks came before it (`server_offset`), to be replayed between them in order."""
 
 
 class ToolCallDelta(_Delta):
@@ -137,20 +142,29 @@ class MessageAssembler:
             case RefusalDelta():
                 self._refusal.append(delta.text)
             case ServerToolBlockDelta():
-                self._server.append(
-                    ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=self._text_len)
-                )
+                offset = self._text_len
+                if delta.block.get("type") == "text":  # a cited text block, complete: its text came just before
+                    offset -= len(str(delta.block.get("text") or ""))
+                self._server.append(ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=offset))
             case ReasoningDelta():
                 self._reasoning.append(delta.text)
             case ReasoningBlockDelta():
-                block = self._blocks.setdefault(
-                    delta.index, {"type": delta.block_type, "text": "", "provider": delta.provider}
-                )
+                block = self._blocks.get(delta.index)
+                if block is None:
+                    block = self._blocks[delta.index] = {
+                        "type": delta.block_type,
+                        "text": "",
+                        "provider": delta.provider,
+                    }
+                    if delta.item_id is not None:  # an item among others: where it came among the server blocks
+                        block["server_offset"] = len(self._server)
                 block["text"] = f"{block['text']}{delta.text}"
                 if delta.signature is not None:
                     block["signature"] = delta.signature
                 if delta.data is not None:
                     block["data"] = delta.data
+                if delta.item_id is not None:
+                    block["id"] = delta.item_id
             case ToolCallDelta():
                 call = self._calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
                 call["id"] = delta.id or call["id"]

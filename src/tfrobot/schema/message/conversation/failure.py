@@ -30,6 +30,12 @@ class TurnFailure(BaseModel):
     fix: str | None = Field(default=None, description="What to do about it, e.g. 'set OPENAI_API_KEY'.")
     status: int | None = Field(default=None, description="The provider's HTTP status, when it answered.")
     retry_after: float | None = Field(default=None, description="Seconds to wait before retrying, when known.")
+    retries: int | None = Field(
+        default=None,
+        description="How often the provider's SDK retried before this failure (the LLM's `max_retries`), for the "
+        "kinds it retries (rate_limited, unavailable, timeout, connection); None for the others.",
+        exclude_if=lambda value: value is None,  # left out when unset: records stored before it round-trip as they are
+    )
     error_type: str = Field(default="", description="The error's class name, e.g. 'RateLimitError'.")
 
     def summary(self) -> str:

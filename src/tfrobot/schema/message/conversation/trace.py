@@ -9,7 +9,7 @@ how a database returns them. A turn that ended without an answer says why in `fa
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,7 +17,21 @@ from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.conversation.failure import TurnFailure
 
 TRACE_META_KEY: Final = "__trace_meta"
-"""Key in `additional_kwargs` holding a record's trace mark: `seq`, and `source`/`step` when given."""
+"""Key in `additional_kwargs` holding a record's trace mark: `seq`, and `source`/`step` when given, plus the
+step's timing when the chain measured it (`StepTiming`; records stored before timing have none)."""
+
+
+class StepTiming(TypedDict, total=False):
+    """When one step of a turn ran, as its trace mark keeps it (every key optional: old records lack them).
+
+    `started_at` is epoch milliseconds (the clock of `create_ts`), `duration_ms` the wall time the step took
+    (an LLM call, a batch of concurrent tool calls, or the TFL scripts of one reply); `call_ms` gives each
+    tool call's own duration by call id; `provider` is the LLM provider a thinking step called."""
+
+    started_at: int
+    duration_ms: int
+    call_ms: dict[str, int]
+    provider: str
 
 
 def _order(msg: BaseMessage) -> tuple[int, int]:
@@ -38,7 +52,14 @@ class IntermediateTrace(BaseModel):
         description="Why the turn ended without an answer (None: it did not fail, or is running).",
     )
 
-    def append(self, msg: BaseMessage, *, source: str | None = None, step: int | None = None) -> BaseMessage:
+    def append(
+        self,
+        msg: BaseMessage,
+        *,
+        source: str | None = None,
+        step: int | None = None,
+        timing: StepTiming | None = None,
+    ) -> BaseMessage:
         """Store a marked deep copy of `msg` (the chain keeps its own object) and return the copy."""
         record = msg.model_copy(deep=True)
         mark: dict[str, Any] = {"seq": len(self.records)}
@@ -46,6 +67,8 @@ class IntermediateTrace(BaseModel):
             mark["source"] = source
         if step is not None:
             mark["step"] = step
+        if timing:
+            mark.update(timing)
         record.additional_kwargs[TRACE_META_KEY] = mark
         self.records.append(record)
         return record

@@ -30,8 +30,9 @@ class ServerToolBlock(BaseModel):
     """A block of a reply that the provider's own servers executed: a server-side tool call or its result.
 
     Anthropic's web search, web fetch and code execution (`server_tool_use`, `web_search_tool_result`,
-    `bash_code_execution_tool_result`, …) and its MCP connector (`mcp_tool_use`, `mcp_tool_result`), or a
-    Responses API item such as `web_search_call`. Nothing here is for us to execute: the provider ran it
+    `bash_code_execution_tool_result`, …) and its MCP connector (`mcp_tool_use`, `mcp_tool_result`), Gemini's
+    code execution parts (`executable_code`, `code_execution_result`) and grounding metadata, or a Responses
+    API item such as `web_search_call`. Nothing here is for us to execute: the provider ran it
     and wants it back, unchanged, in the next request (a search result's `encrypted_content` is what lets
     the model cite it). So the block is kept as the provider sent it and replayed only to that provider;
     others never see it, as with reasoning blocks.
@@ -52,8 +53,12 @@ class ServerToolBlock(BaseModel):
 
     @property
     def type(self) -> str:
-        """The provider's block type, e.g. 'server_tool_use' or 'web_search_tool_result'."""
-        return str(self.block.get("type", ""))
+        """The provider's block type, e.g. 'server_tool_use' or 'web_search_tool_result'; for a Gemini part,
+        which has no `type`, the kind of part it is (its key: 'executable_code', 'grounding_metadata', …)."""
+        kind = self.block.get("type")
+        if kind is None:
+            kind = next((key for key in self.block if key != "thought_signature"), "")
+        return str(kind)
 
 
 class Usage(BaseModel):
@@ -67,3 +72,9 @@ class Usage(BaseModel):
     output_tokens: int = 0
     reasoning_tokens: int = 0
     raw: dict[str, AttributeValue] = Field(default_factory=dict)
+    model: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,  # (came later: usage without it is stored as before)
+        description="The model that served these tokens when it is not the one the reply names (a provider's "
+        "fallback routing: Anthropic's `fallback` block).",
+    )

@@ -14,29 +14,48 @@ it). What the dry run and a failed call show is redacted (`tfrobotserver.redacti
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr, ValidationError
+from pydantic import AfterValidator, Field, PrivateAttr, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm
+from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm, providers
+from tfrobot.brain.memory.tables import ID_CHARS
+from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
-from tfrobotserver.actions.injected import TURN_PREPARER, Injected, Principal
+from tfrobotserver.actions.injected import STEP_PREPARER, TURN_PREPARER, Injected, Principal
 from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.redaction import redact, redact_text
+from tfrobotserver.robot.factory.brain.conversations import no_nul
 from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
 from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
+from tfrobotserver.robot.problems import validation_problems
 from tfrobotserver.robot.tools import import_object
-from tfrobotserver.robot.turn import TurnPreparer
+from tfrobotserver.robot.turn import StepPreparer, TurnPreparer
 
 logger = logging.getLogger("tfrobotserver")
 
 Prepare = Annotated[TurnPreparer, Injected(TURN_PREPARER)]
+PrepareStep = Annotated[StepPreparer, Injected(STEP_PREPARER)]
 Message = Annotated[str, Field(min_length=1, description="the new user input")]
 ConversationId = Annotated[str | None, Field(description="continue this conversation (its history is recalled)")]
+
+
+def _known_providers(schema: dict[str, Any]) -> None:
+    """The providers registered when the schema is made, as the string branch's choices (a console
+    shows a select); a name outside them is refused anyway, when the LLM is built."""
+    for branch in schema.get("anyOf", []):
+        if branch.get("type") == "string":
+            branch["enum"] = sorted(providers())
+
+
+Provider = Annotated[
+    str | None,
+    Field(description="a registered provider (its LLM is built to check)", json_schema_extra=_known_providers),
+]
 
 
 class LLMRequest(HttpModel):
@@ -45,6 +64,53 @@ class LLMRequest(HttpModel):
     provider: str
     model: str
     request: dict[str, Any]
+
+
+class StepRequest(HttpModel):
+    """The request one LLM step of a stored turn sent, re-rendered from the stored history and trace."""
+
+    provider: str
+    model: str
+    rendered: str = Field(
+        default="re-rendered",
+        description="How this request was obtained: rebuilt now by `construct_request_params` from what is "
+        "stored, with the robot's current LLM, system prompt and tools (not a copy of the bytes sent then).",
+    )
+    request: dict[str, Any]
+
+
+class PlayMessage(HttpModel):
+    """One message of a playground conversation, as the user edited it."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class PlayReply(HttpModel):
+    """A playground send: the exact request it sent (the same call builds both) and the reply, or the error.
+    Nothing is stored."""
+
+    provider: str
+    model: str
+    request: dict[str, Any]
+    message: dict[str, Any] | None = None
+    error: str | None = None
+
+
+def _play_turn(messages: list[PlayMessage]) -> tuple[TextMessage, list[BaseMessage]]:
+    """The edited messages as the input (the last, a user message) and the history before it."""
+    if not messages or messages[-1].role != "user":
+        raise ActionInputError("messages", "the last message must be the user's (what the model answers)", None)
+    history: list[BaseMessage] = []
+    for i, m in enumerate(messages[:-1]):
+        ts = i + 1  # the edited order, whatever the clock says
+        if m.role == "assistant":
+            history.append(AssistantTextMessage(content=m.content, create_ts=ts))
+        elif m.role == "user":
+            history.append(TextMessage(content=m.content, create_ts=ts))
+        else:
+            history.append(BaseMessage(role="system", content=m.content, create_ts=ts))
+    return TextMessage(content=messages[-1].content, create_ts=len(messages)), history
 
 
 class LLMReply(HttpModel):
@@ -105,9 +171,7 @@ class LLMComponent(ConfigurableMixin):
         try:
             _build(new.provider, new.model, new.params, new.params_from)
         except ValidationError as exc:  # each problem without its input, which may be a header's value
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'params'}: {e['msg']}" for e in exc.errors(include_url=False)
-            )
+            problems = validation_problems(exc, values=False)
             raise ActionInputError("params", f"cannot build the {new.provider!r} LLM: {problems}", new.params) from None
         except (LLMError, ValueError, TypeError) as exc:
             raise ActionInputError("params", f"cannot build the {new.provider!r} LLM: {exc}", new.params) from None
@@ -160,6 +224,28 @@ class LLMComponent(ConfigurableMixin):
         return LLMRequest(provider=self.provider, model=llm.model, request=redact(turn.request(llm)))
 
     @tfs_action(
+        alias=ActionAlias(resource="llm_request", resource_op_type="get"),
+        description="The provider request one LLM step of a stored turn sent, re-rendered from the stored history "
+        "and trace through construct_request_params (the robot's current LLM, system prompt and tools; no network).",
+    )
+    async def astep_request(
+        self,
+        prepare_step: PrepareStep,
+        conversation_id: Annotated[
+            str, Field(min_length=1, max_length=ID_CHARS, description="the stored conversation"), AfterValidator(no_nul)
+        ],
+        msg_id: Annotated[
+            str,
+            Field(min_length=1, max_length=ID_CHARS, description="the user message that started the turn"),
+            AfterValidator(no_nul),
+        ],
+        step: Annotated[int, Field(ge=0, description="the LLM step of the turn, 0-based as the trace marks it")] = 0,
+    ) -> StepRequest:
+        llm = self.llm()
+        turn = await prepare_step(conversation_id, msg_id, step)
+        return StepRequest(provider=self.provider, model=llm.model, request=redact(turn.request(llm)))
+
+    @tfs_action(
         alias=ActionAlias(resource="llm_reply", resource_op_type="create"),
         description="Send that request once and return the reply (tools are offered but not run; nothing stored).",
     )
@@ -173,6 +259,46 @@ class LLMComponent(ConfigurableMixin):
             return LLMReply(provider=self.provider, model=llm.model, error=error)
         return LLMReply(provider=self.provider, model=llm.model, message=reply.model_dump(mode="json"))
 
+    def _play_llm(self, provider: str | None, model: str | None, params: dict[str, Any] | None) -> ChatLLM:
+        """The playground's LLM: this component's, or another provider/model/parameters for one send. Only the
+        writable settings can be given (as for `aset_llm`); the deployment ones are the robot file's."""
+        target = self.provider if provider is None else provider
+        if params is not None:
+            check_writable(target, params)
+        same = target == self.provider
+        writable = writable_part(self.params if params is None and same else params or {})
+        chosen = model if model is not None else (self.model if same else None)
+        try:
+            return _build(target, chosen, merged(self._deployment(target), writable), self.params_from if same else {})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+            raise ActionInputError("params", f"cannot build the {target!r} LLM: {problems}", params) from None
+        except (LLMError, ValueError, TypeError) as exc:
+            raise ActionInputError("provider", f"cannot build the {target!r} LLM: {exc}", target) from None
+
+    @tfs_action(
+        alias=ActionAlias(resource="llm_reply", resource_op_type="create"),
+        description="Playground: send edited messages once, to this LLM or another provider/model/parameters, and "
+        "return the exact request sent with the reply (no tools, nothing stored).",
+    )
+    async def aplay(
+        self,
+        messages: Annotated[list[PlayMessage], Field(min_length=1, description="system/user/assistant, last: user")],
+        provider: str | None = None,
+        model: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> PlayReply:
+        user_input, history = _play_turn(messages)
+        llm = self._play_llm(provider, model, params)
+        name = provider or self.provider
+        request = llm.construct_request_params(user_input, history, None)  # what agenerate builds and sends
+        try:
+            reply = await llm.agenerate(user_input, history, None)
+        except LLMError as exc:
+            error = redact_text(f"{type(exc).__name__}: {exc}")
+            return PlayReply(provider=name, model=llm.model, request=redact(request), error=error)
+        return PlayReply(provider=name, model=llm.model, request=redact(request), message=reply.model_dump(mode="json"))
+
     @tfs_action(
         alias=ActionAlias(resource="llm", resource_op_type="config"),
         description="Change provider, model and/or parameters (checked by building the LLM; saved; recorded). "
@@ -183,7 +309,7 @@ class LLMComponent(ConfigurableMixin):
         self,
         async_session: AsyncSession,
         principal: Principal,
-        provider: str | None = None,
+        provider: Provider = None,
         model: str | None = None,
         params: dict[str, Any] | None = None,
     ) -> ConfigUpdate:

@@ -32,6 +32,7 @@ WRITABLE: Rules = {
     "temperature": True,
     "max_tokens": True,
     "reasoning_replay": True,
+    "prompt_cache": True,
     "rules": True,
     "fallback": True,
     "extra_params": {
@@ -41,6 +42,8 @@ WRITABLE: Rules = {
         "verbosity": True,
         "thinking": True,
         "response_format": True,
+        "reasoning": True,
+        "text": True,
         "tool_choice": True,
         "parallel_tool_calls": True,
         "config": {
@@ -57,6 +60,7 @@ WRITABLE: Rules = {
 
 BASE_URL_ENV = {
     "openai": "OPENAI_BASE_URL",
+    "openai-responses": "OPENAI_BASE_URL",
     "anthropic": "ANTHROPIC_BASE_URL",
     "gemini": "GOOGLE_GEMINI_BASE_URL",
     "zhipu": "ZHIPUAI_BASE_URL",

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from tfrobot.brain.chain.llms import providers
 from tfrobotserver.robot.base import Robot
 from tfrobotserver.robot.factory.brain.llm import LLMComponent
 from tfrobotserver.robot.factory.config_mixin import SessionDocumentStore
@@ -28,6 +29,62 @@ async def test_dry_run_is_the_request_the_turn_sends(api: httpx.AsyncClient) -> 
     assert [t["name"] for t in dry["request"]["tools"]] == ["weather", "chart"]
     fresh = await act(api, "llm", "adry_run", {"message": "hi"})
     assert [m["role"] for m in fresh["request"]["messages"]] == ["system", "user"]
+
+
+async def test_a_stored_step_s_request_is_re_rendered_as_that_step_sent_it(api: httpx.AsyncClient) -> None:
+    """The request view: a stored turn's LLM step rebuilt through the same construct_request_params. The
+    second turn's first step is exactly the dry run made just before it; later steps add the turn's own
+    thinking and doing; unknown turns and steps are refused with what exists."""
+    first = await api.post("/api/robots/demo/chat", json={"message": "weather in Paris and Tokyo?"})
+    conversation = first.json()["conversationId"]
+    dry = await act(api, "llm", "adry_run", {"message": "and tomorrow?", "conversation_id": conversation})
+    await api.post("/api/robots/demo/chat", json={"message": "and tomorrow?", "conversationId": conversation})
+    messages = (await act(api, "conversations", "aget_messages", {"conversation_id": conversation}))["items"]
+    turns = [m["msgId"] for m in messages if m["role"] == "user"]
+    again = await act(api, "llm", "astep_request", {"conversation_id": conversation, "msg_id": turns[1], "step": 0})
+    assert again["rendered"] == "re-rendered"
+    assert again["request"] == dry["request"]
+    steps = [
+        await act(api, "llm", "astep_request", {"conversation_id": conversation, "msg_id": turns[0], "step": step})
+        for step in (0, 1)
+    ]
+    assert [m["role"] for m in steps[0]["request"]["messages"]] == ["system", "user"]
+    assert [m["role"] for m in steps[1]["request"]["messages"]] == ["system", "user", "assistant", "tool", "tool"]
+    unknown = await refused(api, "llm", "astep_request", {"conversation_id": conversation, "msg_id": "nope"}, 404)
+    assert unknown["errors"][0]["path"] == "msg_id"
+    late = await refused(api, "llm", "astep_request", {"conversation_id": conversation, "msg_id": turns[0], "step": 9})
+    assert late["errors"][0]["path"] == "step"
+    nul = await refused(api, "llm", "astep_request", {"conversation_id": "a\x00b", "msg_id": turns[0]})
+    assert nul["errors"][0]["path"] == "conversation_id"  # a 422, not a database error
+
+
+async def test_the_playground_sends_edited_messages_to_two_models_and_stores_nothing(api: httpx.AsyncClient) -> None:
+    messages = [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": "what about tomorrow?"},
+    ]
+    a = await act(api, "llm", "aplay", {"messages": messages})
+    assert a["message"]["content"] == "Tomorrow looks the same."
+    assert [(m["role"], m["content"]) for m in a["request"]["messages"]] == [
+        (m["role"], m["content"]) for m in messages
+    ]  # the edited messages, in their order, are what was sent
+    echo = await act(api, "llm", "aplay", {"messages": messages[-1:], "params": {"fallback": "Echo: {user}"}})
+    assert echo["message"]["content"] == "Tomorrow looks the same."  # the file's rules still apply
+    ping = await act(
+        api, "llm", "aplay", {"messages": [{"role": "user", "content": "ping"}], "params": {"fallback": "Echo: {user}"}}
+    )
+    assert ping["message"]["content"] == "Echo: ping"
+    b = await act(api, "llm", "aplay", {"messages": messages, "provider": "openai", "model": "gpt-4o"})
+    assert (b["provider"], b["model"], b["request"]["model"]) == ("openai", "gpt-4o", "gpt-4o")
+    assert b["message"] is None
+    assert "key" in b["error"].lower()
+    assert (await act(api, "conversations", "aget_conversations"))["items"] == []
+    last = await refused(api, "llm", "aplay", {"messages": messages[:-1]})
+    assert last["errors"][0]["path"] == "messages"
+    endpoint = await refused(api, "llm", "aplay", {"messages": messages, "params": {"base_url": "http://evil"}})
+    assert "base_url" in endpoint["errors"][0]["message"]
 
 
 async def test_one_real_call_is_not_stored(api: httpx.AsyncClient) -> None:
@@ -156,7 +213,18 @@ async def test_a_rule_pattern_re2_cannot_compile_is_refused_and_nothing_changes(
     """Regression: `aset_llm` saved an invalid pattern, and every later turn was a 500."""
     body = await refused(api, "llm", "aset_llm", {"params": {"rules": [{"user": "(", "reply": "x"}]}})
     assert body["errors"][0]["path"] == "params"
-    assert "'(' is not an RE2 pattern (missing ): ()" in body["errors"][0]["message"]
+    assert body["errors"][0]["message"].startswith(
+        "cannot build the 'scripted' LLM: rules[0].user: (: missing ): (; fix: "
+    )
     turn = await api.post("/api/robots/demo/chat", json={"message": "weather in Paris and Tokyo?"})
     assert turn.status_code == 200, turn.text
     assert (await act(api, "llm", "aget_config_changes"))["total"] == 0
+
+
+def test_the_provider_is_one_of_the_registered_ones_in_the_schema() -> None:
+    """A console shows the provider as a select of the registered providers (still optional)."""
+    provider = LLMComponent.tfs_bound_actions()["aset_llm"].params_schema["properties"]["provider"]
+    branches = {b.get("type"): b for b in provider["anyOf"]}
+    assert branches["string"]["enum"] == sorted(providers())
+    assert {"scripted", "openai"} <= set(branches["string"]["enum"])
+    assert branches["null"] == {"type": "null"}

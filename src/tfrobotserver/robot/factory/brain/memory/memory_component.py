@@ -143,8 +143,18 @@ class MemoryComponent(ConfigurableMixin, DpeManageMixin[AIMemoryDoc]):
         self,
         async_session: AsyncSession,
         principal: Principal,
-        file_name: Annotated[str, Field(min_length=1, max_length=255)],
-        content_base64: Annotated[str, Field(description="the file's bytes, base64-encoded")],
+        file_name: Annotated[
+            str,
+            Field(min_length=1, max_length=255, description="its name; its extension (.txt, .md, .pdf) is its type"),
+        ],
+        content_base64: Annotated[
+            str,
+            Field(
+                title="File",
+                description="the file's bytes, base64-encoded (the console reads a chosen file)",
+                json_schema_extra={"contentEncoding": "base64"},
+            ),
+        ],
         keywords: list[str] | None = None,
     ) -> AIMemoryDoc:
         file_type = file_type_of(file_name)

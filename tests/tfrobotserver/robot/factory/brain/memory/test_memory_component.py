@@ -51,3 +51,11 @@ async def test_the_limits_are_the_components_and_a_refusal_names_them(
         assert "the PDF has 40 pages; at most 10 are read (max_pdf_pages)" in pages["errors"][0]["message"]
         chars = await refused(api, "memory", "aingest_file", _ingest("a.txt", b"too long"))
         assert "more than 5 characters of text (max_text_chars)" in chars["errors"][0]["message"]
+
+
+def test_the_ingested_content_is_marked_base64_for_a_file_picker() -> None:
+    """A console offers a file picker for `contentEncoding: base64`, not a box for pasted base64."""
+    props = MemoryComponent.tfs_bound_actions()["aingest_file"].params_schema["properties"]
+    assert props["content_base64"]["contentEncoding"] == "base64"
+    assert props["content_base64"]["title"] == "File"
+    assert props["file_name"]["maxLength"] == 255  # one line in the console

@@ -1,0 +1,66 @@
+"""`tfrobot serve` start-ups that fail, against real processes: what the user reads, and what is left alone.
+
+Regressions (issue 13): a second server on a port in use rewrote `<data dir>/local-token` before it found
+the port taken, so the first server's console link stopped working (E); start-up errors printed Python
+tracebacks instead of the file, the entry, the value and the fix, with exit code 2 (C)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.robot_servers import LOCAL_TOKEN, serve_fails, serve_robots
+
+BOT = "name: bot\nllm: {provider: scripted}\n"
+
+
+def test_a_second_server_on_a_port_in_use_leaves_the_first_servers_secret(tmp_path: Path) -> None:
+    with serve_robots(tmp_path, {"bot.yaml": BOT}, {}) as url:
+        token = tmp_path / "data" / "local-token"
+        assert token.read_text() == f"{LOCAL_TOKEN}\n"
+        out = serve_fails(
+            tmp_path,
+            {"bot.yaml": BOT},
+            port=urlsplit(url).port,
+            env={"TFROBOT_LOCAL_TOKEN": "second-secret-0123456789"},
+        )
+        assert token.read_text() == f"{LOCAL_TOKEN}\n"  # the first server's console link still works
+        assert f"cannot listen on 127.0.0.1:{urlsplit(url).port}: Address already in use;" in out
+        assert "pick another port with --port" in out
+        assert "Traceback" not in out
+
+
+@pytest.mark.parametrize(
+    ("robot", "expected"),
+    [
+        (
+            "name: bot\nllm: [oops\n",
+            "bot.yaml: line 3, column 1: expected ',' or ']', but got '<stream end>' while parsing a flow "
+            "sequence; fix the YAML there",
+        ),
+        ("name: bot\nllm: {provider: scripted}\ntools: [teleport]\n", "unknown built-in tool 'teleport'"),
+        (
+            "name: bot\nllm: {provider: scripted}\ntools: [nowhere.mod:fn]\n",
+            "tools[0] (nowhere.mod:fn): cannot import module 'nowhere.mod'",
+        ),
+        (
+            "name: bot\nllm: {provider: scripted}\nmax_steps: many\n",
+            "bot.yaml: max_steps: Input should be a valid integer, unable to parse string as an integer "
+            "(got 'many'); fix it in the file",
+        ),
+        (
+            "name: bot\nllm: {provider: scripted}\ntools:\n  - {mcp: ghost, command: /nonexistent/server}\n",
+            "bot.yaml (tools): tools[0]: MCP server 'ghost' (/nonexistent/server) did not start",
+        ),
+    ],
+    ids=["bad-yaml", "unknown-tool", "missing-module", "bad-field", "mcp-command-not-found"],
+)
+def test_start_up_errors_are_a_line_with_the_fix_and_exit_code_2(tmp_path: Path, robot: str, expected: str) -> None:
+    out = serve_fails(tmp_path, {"bot.yaml": robot})
+    (line,) = [x for x in out.splitlines() if x.startswith("cannot start: ")]
+    assert expected in line, out
+    assert str(tmp_path / "bot.yaml") in line
+    assert "Traceback" not in out
+    assert not (tmp_path / "data" / "local-token").exists()
