@@ -58,8 +58,11 @@ class Recorder:
     def __init__(self, tracer: trace.Tracer) -> None:
         self.tracer = tracer
 
-    async def turn(self, events: AsyncIterator[T], llm: ModelSettings, user_input: UserMessage) -> AsyncIterator[T]:
-        """`invoke_agent`: the whole turn, with the tokens of all its LLM calls added up."""
+    async def turn(
+        self, events: AsyncIterator[T], llm: ModelSettings, user_input: UserMessage, agent: str | None = None
+    ) -> AsyncIterator[T]:
+        """`invoke_agent {agent}` (`invoke_agent` for an unnamed chain): the whole turn, with the tokens of
+        all its LLM calls added up; `gen_ai.agent.name` when the agent has a name."""
         attributes: dict[str, AttributeValue] = {
             gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value,
             gen_ai.GEN_AI_PROVIDER_NAME: provider_name(llm.provider),
@@ -67,7 +70,11 @@ class Recorder:
         }
         if user_input.conversation_id:
             attributes[gen_ai.GEN_AI_CONVERSATION_ID] = user_input.conversation_id
-        span = self.tracer.start_span("invoke_agent", kind=SpanKind.INTERNAL, attributes=attributes)
+        name = gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value
+        if agent:
+            attributes[gen_ai.GEN_AI_AGENT_NAME] = agent
+            name = f"{name} {agent}"
+        span = self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes)
         totals: dict[str, int] = {}
         final: AssistantTextMessage | None = None
         ctx = trace.set_span_in_context(span)
