@@ -25,7 +25,7 @@ from fastapi import FastAPI
 from rich.console import Console
 
 from tfrobot.brain.memory import MemoryStoreError
-from tfrobot.telemetry.switch import ENABLE_ENV
+from tfrobot.telemetry.switch import ENABLE_ENV, asked, off_switch
 from tfrobotserver.app.factory import configured_robots, create_app
 from tfrobotserver.app.runtime import StartupError
 from tfrobotserver.app.settings import ServerSettings, host_name, load_settings
@@ -128,6 +128,10 @@ def serve(
         secret = make_local_secret() if local_token and not settings.tokens else None
         api = create_app(settings, local_secret=secret)
         traced = enable_tracing(api, otel)
+        if not traced and (vetoed := off_switch()) is not None and asked(otel):
+            notes.append(
+                f"telemetry: asked for, but off: {vetoed} switches the OpenTelemetry SDK off; unset it to export traces"
+            )
         if workers > 1 and settings.resolved_database_url().startswith("sqlite"):
             raise ValueError(
                 f"--workers {workers} needs a client-server database: SQLite takes one writer at a time. Set "

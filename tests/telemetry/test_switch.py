@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tfrobot.telemetry.switch import ENABLE_ENV, wanted
+from tfrobot.telemetry.switch import ENABLE_ENV, asked, off_switch, wanted
 
 SWITCHES = (ENABLE_ENV, "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED")
 
@@ -45,3 +45,21 @@ def test_a_switch_that_is_neither_on_nor_off_is_refused_with_the_fix(monkeypatch
     monkeypatch.setenv(ENABLE_ENV, "maybe")
     with pytest.raises(ValueError, match=r"TFROBOT_OTEL='maybe'.*set it to 1 or 0"):
         wanted()
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("OTEL_SDK_DISABLED", "TRUE", "OTEL_SDK_DISABLED=true"),
+        ("OTEL_TRACES_EXPORTER", "none", "OTEL_TRACES_EXPORTER=none"),
+    ],
+)
+def test_the_off_switch_in_force_is_named_and_the_request_still_seen(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, said: str
+) -> None:
+    """So that `tfrobot serve --otel` can say why it exports nothing instead of staying silent."""
+    assert off_switch() is None
+    monkeypatch.setenv(name, value)
+    assert off_switch() == said
+    assert asked(True) is True
+    assert wanted(True) is False

@@ -64,3 +64,21 @@ def test_start_up_errors_are_a_line_with_the_fix_and_exit_code_2(tmp_path: Path,
     assert str(tmp_path / "bot.yaml") in line
     assert "Traceback" not in out
     assert not (tmp_path / "data" / "local-token").exists()
+
+
+def test_telemetry_asked_for_but_switched_off_by_the_sdk_says_so(tmp_path: Path) -> None:
+    """`TFROBOT_OTEL=1` (as `--otel`) with `OTEL_SDK_DISABLED=true` exported nothing and said nothing."""
+    env: dict[str, str | None] = {"TFROBOT_OTEL": "1", "OTEL_SDK_DISABLED": "true", "OTEL_TRACES_EXPORTER": None}
+    with serve_robots(tmp_path, {"bot.yaml": BOT}, env):
+        pass
+    out = " ".join((tmp_path / "serve.log").read_text().split())  # once stopped: flushed; unwrapped
+    assert "telemetry: asked for, but off: OTEL_SDK_DISABLED=true switches the OpenTelemetry SDK off" in out, out
+    assert "traces exported" not in out
+
+
+def test_otlp_over_grpc_is_refused_at_start_up(tmp_path: Path) -> None:
+    env = {"TFROBOT_OTEL": "1", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
+    out = serve_fails(tmp_path, {"bot.yaml": BOT}, env=env)
+    (line,) = [x for x in out.splitlines() if x.startswith("cannot start: ")]
+    assert "OTEL_EXPORTER_OTLP_PROTOCOL='grpc': TFRobot exports OTLP over http/protobuf only" in line, out
+    assert "Traceback" not in out

@@ -45,9 +45,9 @@ def test_a_served_turn_reaches_an_otlp_receiver_as_one_trace(tmp_path: Path) -> 
         spans = _wait_for_turn(receiver, body["conversationId"])
     (request,) = [s for s in spans if s["kind"] == "SPAN_KIND_SERVER" and s["name"].endswith("/chat")]
     assert request["name"] == "POST /api/robots/{robot}/chat"
-    assert request["attributes"]["http.status_code"] == 200
+    assert request["attributes"]["http.response.status_code"] == 200
     trace = [s for s in spans if s["trace_id"] == request["trace_id"]]
-    (turn,) = [s for s in trace if s["name"] == "invoke_agent"]
+    (turn,) = [s for s in trace if s["name"] == "invoke_agent demo"]
     assert turn["parent_span_id"] == request["span_id"]
     assert turn["scope"] == "tfrobot"
     assert turn["service"] == "tfrobot-e2e"
@@ -74,10 +74,10 @@ async def test_a_turn_chatted_over_mcp_joins_the_trace_of_its_http_request(tmp_p
         assert not result.isError, result
         assert result.structuredContent is not None
         spans = _wait_for_turn(receiver, result.structuredContent["conversationId"])
-    (turn,) = [s for s in spans if s["name"] == "invoke_agent"]
+    (turn,) = [s for s in spans if s["name"] == "invoke_agent demo"]
     (request,) = [s for s in spans if s["span_id"] == turn["parent_span_id"]]
     assert request["kind"] == "SPAN_KIND_SERVER"
-    assert request["attributes"]["http.target"] == "/api/robots/demo/mcp"
+    assert request["attributes"]["url.path"] == "/api/robots/demo/mcp"
     assert sum(s["parent_span_id"] == turn["span_id"] for s in spans) == sum(TURN.values())
 
 

@@ -17,7 +17,7 @@ from itertools import count
 from typing import Any
 
 from tfrobot.drive.drive import Drive
-from tfrobot.drive.tool import ToolArgumentsError, ToolFailure, ToolOutput
+from tfrobot.drive.tool import BaseTool, ToolArgumentsError, ToolFailure, ToolOutput
 from tfrobot.schema.message import ToolReturn
 from tfrobot.telemetry import traced_script_tool
 from tfrobot.tfl import TFLToolSignature, ToolResult, tool_name_problem
@@ -73,15 +73,20 @@ class DriveToolRegistry:
         returned as it returned it: the string "75001" stays a string (not text re-read as JSON, which
         made it a number). Failures are the same error `ToolReturn` an LLM would see."""
         tool = self.drive[self.tool_names[name]]
+        value = await traced_script_tool(name, self._checked_call(tool, name, arguments))
+        if isinstance(value, ToolOutput):  # TFL's own form of a value with attachments
+            return ToolResult(value.result, tuple(value.attachments))
+        return value
+
+    async def _checked_call(self, tool: BaseTool, name: str, arguments: dict[str, Any]) -> object:
+        """The whole call as its span covers it — the confirmation refusal, the argument check, the tool —
+        with a failure as the error `ToolReturn` (what the span records as `tool_error`)."""
         try:
             if tool.confirm:
                 raise ToolFailure(
                     f"{name} needs the user's confirmation, which a TFL script cannot ask for; "
                     "call it as a tool call instead"
                 )
-            value = await traced_script_tool(name, tool.invoke(tool.validate(arguments)))
+            return await tool.invoke(tool.validate(arguments))
         except (ToolArgumentsError, ToolFailure) as exc:
             return ToolReturn(call_id=f"tfl_{next(self._ids)}", name=name, is_error=True, result=str(exc))
-        if isinstance(value, ToolOutput):  # TFL's own form of a value with attachments
-            return ToolResult(value.result, tuple(value.attachments))
-        return value

@@ -51,10 +51,13 @@ def tracing() -> Recorder | None:
     return active_recorder()
 
 
-def traced_turn(events: AsyncIterator[T], llm: ModelSettings, user_input: UserMessage) -> AsyncIterator[T]:
-    """A chain's turn (`events`) inside an `invoke_agent` span, current while the turn works."""
+def traced_turn(
+    events: AsyncIterator[T], llm: ModelSettings, user_input: UserMessage, agent: str | None = None
+) -> AsyncIterator[T]:
+    """A chain's turn (`events`) inside an `invoke_agent` span (`invoke_agent {agent}` when the agent has a
+    name), current while the turn works."""
     recorder = tracing()
-    return events if recorder is None else recorder.turn(events, llm, user_input)
+    return events if recorder is None else recorder.turn(events, llm, user_input, agent)
 
 
 def traced_chat(

@@ -58,8 +58,11 @@ class Recorder:
     def __init__(self, tracer: trace.Tracer) -> None:
         self.tracer = tracer
 
-    async def turn(self, events: AsyncIterator[T], llm: ModelSettings, user_input: UserMessage) -> AsyncIterator[T]:
-        """`invoke_agent`: the whole turn, with the tokens of all its LLM calls added up."""
+    async def turn(
+        self, events: AsyncIterator[T], llm: ModelSettings, user_input: UserMessage, agent: str | None = None
+    ) -> AsyncIterator[T]:
+        """`invoke_agent {agent}` (`invoke_agent` for an unnamed chain): the whole turn, with the tokens of
+        all its LLM calls added up; `gen_ai.agent.name` when the agent has a name."""
         attributes: dict[str, AttributeValue] = {
             gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value,
             gen_ai.GEN_AI_PROVIDER_NAME: provider_name(llm.provider),
@@ -67,7 +70,11 @@ class Recorder:
         }
         if user_input.conversation_id:
             attributes[gen_ai.GEN_AI_CONVERSATION_ID] = user_input.conversation_id
-        span = self.tracer.start_span("invoke_agent", kind=SpanKind.INTERNAL, attributes=attributes)
+        name = gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value
+        if agent:
+            attributes[gen_ai.GEN_AI_AGENT_NAME] = agent
+            name = f"{name} {agent}"
+        span = self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes)
         totals: dict[str, int] = {}
         final: AssistantTextMessage | None = None
         ctx = trace.set_span_in_context(span)
@@ -156,14 +163,23 @@ class Recorder:
 
     async def script_tool(self, name: str, job: Awaitable[T]) -> T:
         """`execute_tool {name}` of a tool a TFL script called (no call id: the script called it, not the
-        model); a failure is the exception the script sees (`ToolFailure`, bad arguments), recorded."""
+        model). A failure (a refused call, bad arguments, the tool's own failure) comes back as an error
+        `ToolReturn`, the text the script sees: recorded as a model-called tool's error result is —
+        `error.type` = `tool_error` and the error status, its text (which may quote the arguments) only when
+        contents are captured."""
         attributes: dict[str, AttributeValue] = {
             gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value,
             gen_ai.GEN_AI_TOOL_NAME: name,
             gen_ai.GEN_AI_TOOL_TYPE: "function",
         }
         with self._current(f"execute_tool {name}", attributes) as span, _ending(span):
-            return await job
+            returned = await job
+            if isinstance(returned, ToolReturn) and returned.is_error:
+                if capture_content():
+                    span.set_attribute(gen_ai.GEN_AI_TOOL_CALL_RESULT, returned.result)
+                span.set_attribute(error_attributes.ERROR_TYPE, TOOL_ERROR)
+                span.set_status(Status(StatusCode.ERROR, "the tool call returned an error result"))
+            return returned
 
     async def tfl(self, script: str, job: Awaitable[ConsoleResult]) -> ConsoleResult:
         """`execute_tool tfl`: one TFL script; a script error sets `error.type` to its kind (`name`, `syntax`,

@@ -15,12 +15,14 @@ _FALSE: Final = frozenset({"0", "false", "no", "off"})
 
 
 def wanted(flag: bool | None = None) -> bool:
-    """Whether to export traces: never with `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`; else
-    the command-line `flag` when given, else `TFROBOT_OTEL`, else whether an OTLP endpoint is configured."""
-    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
-        return False
-    if os.environ.get("OTEL_TRACES_EXPORTER", "").strip().lower() == "none":
-        return False
+    """Whether to export traces: never against the SDK's own off switches (`off_switch`); else whether they
+    were asked for (`asked`)."""
+    return off_switch() is None and asked(flag)
+
+
+def asked(flag: bool | None = None) -> bool:
+    """Whether traces were asked for: the command-line `flag` when given, else `TFROBOT_OTEL`, else whether
+    an OTLP endpoint is configured."""
     if flag is not None:
         return flag
     switch = os.environ.get(ENABLE_ENV, "").strip().lower()
@@ -29,3 +31,14 @@ def wanted(flag: bool | None = None) -> bool:
     if switch:
         raise ValueError(f"{ENABLE_ENV}={switch!r} is neither on (1, true) nor off (0, false); set it to 1 or 0")
     return any(os.environ.get(name) for name in ENDPOINT_ENVS)
+
+
+def off_switch() -> str | None:
+    """The SDK's own variable that switches tracing off, as it is set (`OTEL_SDK_DISABLED=true`,
+    `OTEL_TRACES_EXPORTER=none`), so that a start-up asked to trace can say why it does not; None when
+    neither is set."""
+    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return "OTEL_SDK_DISABLED=true"
+    if os.environ.get("OTEL_TRACES_EXPORTER", "").strip().lower() == "none":
+        return "OTEL_TRACES_EXPORTER=none"
+    return None

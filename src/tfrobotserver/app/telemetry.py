@@ -8,6 +8,7 @@ The FastAPI instrumentation opens a server span per request; a chat turn runs in
 
 from __future__ import annotations
 
+import os
 from typing import Final
 
 from fastapi import FastAPI
@@ -16,6 +17,9 @@ from tfrobot.telemetry import redact_errors_with
 from tfrobot.telemetry.switch import wanted
 from tfrobotserver.redaction import redact_text
 
+SEMCONV_ENV: Final = "OTEL_SEMCONV_STABILITY_OPT_IN"
+"""The instrumentations' choice of HTTP attribute names; `http` (the stable names: `http.request.method`,
+`url.path`, `http.response.status_code`) unless the user chose otherwise."""
 EXTRA_FIX: Final = "install the `otel` extra (pip install 'tfrobot[otel]'), or serve without --otel / TFROBOT_OTEL"
 
 
@@ -24,6 +28,7 @@ def enable_tracing(app: FastAPI, flag: bool | None = None) -> bool:
     the `--otel/--no-otel` option, None when not given); returns whether it is on."""
     if not wanted(flag):
         return False
+    os.environ.setdefault(SEMCONV_ENV, "http")  # read once, when the instrumentation first looks: set it before
     try:
         from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
 

@@ -82,6 +82,7 @@ def build_chain(robot: Robot, confirm: Confirm | None = None) -> Chain:
         max_steps=spec.max_steps,
         system_prompt=system_prompt(robot),
         confirm=confirm,
+        name=robot.name,
     )
 
 

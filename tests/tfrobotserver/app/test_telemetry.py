@@ -51,7 +51,7 @@ async def test_a_chat_request_and_the_turn_it_started_are_one_trace(
     spans = exporter.get_finished_spans()
     (request,) = [span for span in spans if span.kind is SpanKind.SERVER]
     assert request.name == "POST /api/robots/{robot}/chat"
-    (turn,) = by_name(spans, "invoke_agent")
+    (turn,) = by_name(spans, "invoke_agent demo")
     assert parent_of(turn) == request.context.span_id
     assert {span.context.trace_id for span in spans} == {request.context.trace_id}
     assert len(_under(spans, turn)) == 6  # three LLM calls, two tool calls, one TFL script

@@ -101,6 +101,7 @@ class Chain:
         system_prompt: str | None = None,
         tfl_turn_seconds: float = 60.0,
         confirm: Confirm | None = None,
+        name: str | None = None,
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
@@ -115,6 +116,8 @@ class Chain:
         self.tfl_turn_seconds = tfl_turn_seconds
         self.confirm = confirm
         """Asks the user before a call of a `confirm=True` tool runs (None: such calls are refused)."""
+        self.name = name
+        """The agent this chain is (a served robot's name): `gen_ai.agent.name` of its turns' spans."""
 
     @property
     def tools(self) -> list[ToolDefinition]:
@@ -133,7 +136,7 @@ class Chain:
     def astream(self, user_input: UserMessage, history: Sequence[BaseMessage] = ()) -> AsyncIterator[ChainEvent]:
         """The turn as events; the last one is the `FinalMessage`. Traced as an `invoke_agent` span when
         telemetry is on (`tfrobot.telemetry`)."""
-        return traced_turn(self._astream(user_input, history), self.llm, user_input)
+        return traced_turn(self._astream(user_input, history), self.llm, user_input, self.name)
 
     async def _astream(self, user_input: UserMessage, history: Sequence[BaseMessage]) -> AsyncIterator[ChainEvent]:
         ctx = ChainContext()

@@ -21,7 +21,9 @@ the files and state of earlier ones.
 
 from __future__ import annotations
 
+import inspect
 import json
+import os
 from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, assert_never
@@ -89,6 +91,9 @@ NATIVE_PARAMS = frozenset(
 )  # fmt: skip
 """Keyword arguments the SDK's `messages.create` takes; other parameters travel in `extra_body`."""
 
+_SDK_PROPAGATION_ENV = "ANTHROPIC_OPEN_TELEMETRY_PROPAGATION"
+"""The SDK's variable for sending the trace context with its requests, honoured beside our spans-off option."""
+
 DEFAULT_MAX_TOKENS = 4096
 """Anthropic requires `max_tokens`; used when the settings leave it unset."""
 
@@ -114,6 +119,18 @@ class AnthropicChat(ChatLLM):
         description="Where `cache_control` breakpoints go (tools, system, the last turn; prompt_cache.py); "
         "`{enabled: false}` places none.",
     )
+
+    def _make_client(self, sdk: Any, is_async: bool) -> Any:
+        """The SDK's client with its own OpenTelemetry spans switched off (`open_telemetry`, in the SDKs that
+        have them): TFRobot's `chat {model}` span is the span of each call, and the SDK's would be a second
+        GenAI chat span inside it, counting its tokens twice. The trace context still goes with each request
+        unless `ANTHROPIC_OPEN_TELEMETRY_PROPAGATION=false` (the SDK reads no variable once given the option)."""
+        cls = getattr(sdk, self.sdk_clients[1] if is_async else self.sdk_clients[0])
+        kwargs = self._client_kwargs(self.async_http_client if is_async else self.http_client)
+        if "open_telemetry" in inspect.signature(cls).parameters:
+            propagation = os.environ.get(_SDK_PROPAGATION_ENV, "").strip().lower() != "false"
+            kwargs["open_telemetry"] = {"traces": False, "propagation": propagation}
+        return cls(**kwargs)
 
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
