@@ -31,6 +31,7 @@ FILLERS: dict[str, Any] = {
     "doc_version": 1,  # the version alpha's rows have: the update is refused for being beta's, not for being stale
     "node_version": 1,
     "edge_version": 1,
+    "step": 0,  # the first LLM step of alpha's turn (the request view)
 }
 """Values for the other parameters an action needs next to the ids."""
 READ_OR_CHANGE = {"get", "get_one", "get_list", "get_graph", "update", "delete"}
@@ -49,8 +50,11 @@ async def _alpha_ids(client: httpx.AsyncClient) -> dict[str, Any]:
     await act(client, "graph", "acreate_node", node, robot="alpha")
     edge = {"source": "ex:alpha-only", "target": "ex:alice", "property": "ex:alphaOnly", "label": "alpha only"}
     await act(client, "graph", "acreate_edge", edge, robot="alpha")
+    conversation_id = turn.json()["conversationId"]
+    messages = await act(client, "conversations", "aget_messages", {"conversation_id": conversation_id}, robot="alpha")
     return {
-        "conversation_id": turn.json()["conversationId"],
+        "conversation_id": conversation_id,
+        "msg_id": messages["items"][0]["msgId"],
         "doc_id": doc["docId"],
         "doc_ids": [doc["docId"]],
         "iri": "ex:alpha-only",
