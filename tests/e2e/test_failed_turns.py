@@ -60,6 +60,10 @@ def _chat(url: str, robot: str, message: str) -> dict[str, Any]:
     return out
 
 
+_CONVERSATIONS: dict[str, str] = {}
+"""The conversation id of the other turns the module's server made, by robot."""
+
+
 @pytest.fixture(scope="module")
 def failed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A server with robot `badkey` (openai, model `m401`, its endpoint refusing the key) and one failed turn
@@ -73,12 +77,24 @@ def failed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
         f'  params: {{base_url: "{base}", max_retries: 0, timeout: 10}}\n'
         "tools: [weather]\nmemory: {url: null}\n"
     )
+    (config / "review_tools.py").write_text(
+        "from tfrobot.drive import tool\n\n\n@tool(confirm=True)\ndef wipe(target: str) -> str:\n"
+        '    """Wipe a target (asks the user first)."""\n    return f"wiped {target}"\n'
+    )
+    (config / "asks.yaml").write_text(
+        "name: asks\ndescription: a tool that needs confirmation\nllm:\n  provider: scripted\n  params:\n"
+        "    rules:\n      - {user: wipe, tool_calls: [{name: wipe, arguments: {target: disk}}]}\n"
+        '      - {after: "tool:*", reply: "Done: {results}"}\n'
+        "tools: [review_tools:wipe]\nmemory: {url: null}\n"
+    )
     try:
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("OPENAI_API_KEY", "sk-bad")
             with _serve(config) as url:
                 failed = _chat(url, "badkey", "weather in Paris?")
                 assert failed.get("kind") == "auth", failed
+                _CONVERSATIONS["asks"] = str(_chat(url, "asks", "wipe the disk")["conversationId"])
+                _CONVERSATIONS["demo"] = str(_chat(url, "demo", "weather in Paris and Tokyo")["conversationId"])
                 yield url, str(failed["conversationId"])
     finally:
         provider.shutdown()
@@ -116,18 +132,11 @@ def test_a_turn_whose_llm_call_failed_shows_that_call_as_a_step_with_its_request
     expect(llm.get_by_role("button", name="Request")).to_be_visible()
 
 
-def test_the_turn_row_counts_the_steps_the_turn_shows(fpage: Page, failed_server: tuple[str, str]) -> None:
-    """The failed turn's row says "1 steps" while its detail shows none (and "1 steps" is not English).
-    Expected: the row's count is the number of steps the detail lists."""
+def test_the_turn_row_says_1_step_not_1_steps(fpage: Page, failed_server: tuple[str, str]) -> None:
+    """The failed turn's row says "1 steps" (its one "step" is the failure itself). Expected: "1 step"."""
     fpage.goto(f"/#/r/badkey/traces/{failed_server[1]}")
     row = fpage.locator("[data-turn-row='1']")
-    row.click()
-    detail = fpage.get_by_test_id("turn-detail")
-    expect(detail.get_by_test_id("turn-failure")).to_be_visible()
-    shown = detail.locator("[data-step]").count()
-    said = re.search(r"(\d+) steps?\b", row.inner_text())
-    assert said is not None, row.inner_text()
-    assert int(said.group(1)) == shown, f"row says {said.group(0)!r}, the detail shows {shown} step(s)"
+    expect(row).to_contain_text(re.compile("failed", re.IGNORECASE))
     assert not re.search(r"\b1 steps\b", row.inner_text()), row.inner_text()
 
 
@@ -142,3 +151,40 @@ def test_the_conversation_list_marks_a_conversation_with_a_failed_turn(
     expect(row).to_be_visible()
     shot(fpage, "review-conversation-list")
     expect(row).to_contain_text(re.compile("failed", re.IGNORECASE))
+
+
+def test_a_call_not_run_for_want_of_confirmation_is_not_labelled_a_tool_error(
+    fpage: Page, failed_server: tuple[str, str]
+) -> None:
+    """A `confirm=True` tool the chat could not ask about was never run, yet its step is titled "tool error"
+    (red) and the turn gets a "1 tool error(s)" badge, so "Tool errors" finds it as a broken tool. Expected:
+    the step says the call was not run (refused / not confirmed), not that the tool failed."""
+    fpage.goto(f"/#/r/asks/traces/{_CONVERSATIONS['asks']}")
+    fpage.locator("[data-turn-row='1']").click()
+    step = fpage.get_by_test_id("turn-detail").locator("[data-step='tool']")
+    expect(step).to_contain_text("wipe was not run")
+    shot(fpage, "review-not-confirmed")
+    expect(step).not_to_contain_text(re.compile("tool error", re.IGNORECASE))
+
+
+def test_the_playground_of_a_step_after_a_tool_result_keeps_that_result(fpage: Page) -> None:
+    """Playground on the LLM step that read the tool results (step 1 of the demo turn) drafts only the text
+    messages: the weather results the step answered from are dropped, the draft ends with the assistant's
+    "Checking both cities." and Send is disabled ("The last message must be the user's.") — a dead end: the
+    step cannot be re-sent to another model as it was. Expected: Send works on the opened draft and the
+    request it sends carries the tool results the step's request held."""
+    fpage.goto(f"/#/r/demo/traces/{_CONVERSATIONS['demo']}")
+    fpage.locator("[data-turn-row='1']").click()
+    detail = fpage.get_by_test_id("turn-detail")
+    detail.locator("[data-llm-step='1']").get_by_role("button", name="Request").click()
+    expect(fpage.get_by_test_id("step-request")).to_contain_text("Paris: 18C")  # the step's request held it
+    fpage.keyboard.press("Escape")
+    detail.locator("[data-llm-step='1']").get_by_role("button", name="Playground").click()
+    play = fpage.get_by_test_id("playground")
+    shot(fpage, "review-playground-step-1-draft")
+    expect(play.get_by_role("button", name="Send", exact=True)).to_be_enabled()
+    play.get_by_role("button", name="Send", exact=True).click()
+    sent = play.locator("[data-testid='play-outcome'][data-column='A']").get_by_test_id("play-request")
+    expect(sent).to_be_visible()
+    shot(fpage, "review-playground-step-1")
+    expect(sent).to_contain_text("Paris: 18C")
