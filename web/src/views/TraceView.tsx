@@ -175,10 +175,16 @@ function LLMCard(props: { step: LLMStep; onRequest: () => void; onPlay: () => vo
 function ToolCard(props: { step: ToolStep }) {
   const s = props.step;
   return (
-    <Paper withBorder p="xs" data-step="tool" data-error={s.error ? "true" : undefined}>
-      <StepHead kind={s.error ? "tool error" : "tool"} color={s.error ? "red" : "teal"} label={s.name} durationMs={s.durationMs} startedAt={s.startedAt} />
+    <Paper withBorder p="xs" data-step="tool" data-error={s.error ? "true" : undefined} data-not-run={s.notRun ? "true" : undefined}>
+      <StepHead
+        kind={s.notRun ? "not run (not confirmed)" : s.error ? "tool error" : "tool"}
+        color={s.notRun ? "gray" : s.error ? "red" : "teal"}
+        label={s.name}
+        durationMs={s.durationMs}
+        startedAt={s.startedAt}
+      />
       {s.arguments !== undefined && <Code block>{s.arguments}</Code>}
-      <Text size="sm" c={s.error ? "red" : undefined} style={{ whiteSpace: "pre-wrap" }} mt={4}>
+      <Text size="sm" c={s.error ? "red" : s.notRun ? "dimmed" : undefined} style={{ whiteSpace: "pre-wrap" }} mt={4}>
         {s.result}
       </Text>
       <Attachments parts={s.attachments} />
@@ -315,7 +321,7 @@ function TurnRow(props: { turn: TraceTurn; href: string; active: boolean }) {
         {t.toolErrors > 0 && <Badge size="xs" color="orange">{`${t.toolErrors} tool error(s)`}</Badge>}
       </Group>
       <Text size="xs" c="dimmed" truncate>
-        {`${when(t.createTs)} · ${t.steps.length} steps · ${ms(t.durationMs)}${t.models.length ? ` · ${t.models.join(", ")}` : ""}`}
+        {`${when(t.createTs)} · ${t.steps.length} step${t.steps.length === 1 ? "" : "s"} · ${ms(t.durationMs)}${t.models.length ? ` · ${t.models.join(", ")}` : ""}`}
       </Text>
     </UnstyledButton>
   );
