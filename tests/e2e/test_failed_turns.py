@@ -188,3 +188,14 @@ def test_the_playground_of_a_step_after_a_tool_result_keeps_that_result(fpage: P
     expect(sent).to_be_visible()
     shot(fpage, "review-playground-step-1")
     expect(sent).to_contain_text("Paris: 18C")
+
+
+def test_the_console_loads_with_no_404(fpage: Page, failed_server: tuple[str, str]) -> None:
+    """The page named no icon, so a browser falls back to /favicon.ico, a 404 in every load's console.
+    Expected: the page names its icon, and nothing it asks for at load is missing."""
+    missing: list[str] = []
+    fpage.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    fpage.goto(f"/#/r/badkey/traces/{failed_server[1]}")
+    expect(fpage.locator("[data-turn-row='1']")).to_be_visible()
+    expect(fpage.locator("link[rel='icon']")).to_have_count(1)
+    assert not missing, missing
