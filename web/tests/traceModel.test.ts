@@ -55,6 +55,27 @@ describe("trace model", () => {
     expect(last?.kind === "failure" && [last.failure.kind, last.failure.provider, last.failure.status]).toEqual(["rate_limited", "openai", 429]);
   });
 
+  it("reads a call not run for want of confirmation as not run, not as a tool error", () => {
+    const notConfirmed = [
+      {
+        role: "user",
+        msgId: "u3",
+        text: "wipe",
+        createTs: Date.UTC(2026, 11, 1, 11),
+        message: { intermediate_trace: { records: [] } },
+        trace: [
+          { role: "assistant", tool_calls: [{ id: "c3", name: "wipe", arguments: '{"target":"disk"}' }], ...meta({ step: 0 }) },
+          { role: "tool", tool_reses: [{ call_id: "c3", name: "wipe", result: "wipe was not run: the user refused this call", is_error: true }], ...meta({ step: 0 }) },
+        ],
+      },
+    ];
+    const [turn] = turnsOf(notConfirmed);
+    const tool = turn?.steps[1];
+    expect(tool?.kind === "tool" && [tool.notRun, tool.error]).toEqual([true, false]);
+    expect(turn?.toolErrors).toBe(0);
+    expect(turn && matches(turn, { failedOnly: false, toolErrors: true, model: null, since: null })).toBe(false);
+  });
+
   it("filters by failure, tool errors, model and date", () => {
     const turns = turnsOf([...timedTurn, ...oldFailedTurn]);
     const none = { failedOnly: false, toolErrors: false, model: null, since: null };

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from tests.brain.memory.conftest import reply, trace_turn
 from tests.schema.message.conftest import every_message
 from tfrobot.brain.memory import MemoryStoreError, SQLMessageStore, estimate_tokens
-from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
+from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, TurnFailure
 
 
 async def count_rows(store: SQLMessageStore, table: str) -> int:
@@ -192,6 +192,19 @@ async def test_list_conversations_newest_first_with_titles(store: SQLMessageStor
     assert titles["c3"] is not None
     assert titles["c3"].startswith("hello number 3 x")
     assert len(titles["c3"]) == 80
+
+
+async def test_list_conversations_counts_failed_turns(store: SQLMessageStore) -> None:
+    """The trace explorer marks a conversation holding a failed turn: the listing counts them (issue 15)."""
+    await conversation_of_turns(store, turns=2)
+    broken = TextMessage(content="weather?", conversation_id="bad")
+    broken.intermediate_trace.failure = TurnFailure(kind="auth", message="the provider refused the API key")
+    await store.sync_msg(broken)
+    await store.sync_msg(TextMessage(content="again", conversation_id="bad"))
+
+    counts = {c.conversation_id: c.failed_turns for c in (await store.list_conversations()).items}
+
+    assert counts == {"t": 0, "bad": 1}
 
 
 async def test_delete_conversation(store: SQLMessageStore) -> None:

@@ -35,6 +35,11 @@ function useRenderMs(ready: boolean, start: React.RefObject<number>): number | u
   return value;
 }
 
+/** How many turns of a listed conversation failed (0 from a server that does not count them). */
+function failedTurns(c: Rec): number {
+  return typeof c.failedTurns === "number" ? c.failedTurns : 0;
+}
+
 function ConversationList(props: { robot: string; component: string }) {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const cursor = cursors[cursors.length - 1] ?? null;
@@ -43,14 +48,17 @@ function ConversationList(props: { robot: string; component: string }) {
     queryKey: ["trace-conversations", props.robot, props.component, cursor],
     queryFn: () => api.invoke(props.robot, props.component, "aget_conversations", { cursor, page_size: CONVERSATIONS_PAGE }) as Promise<Rec>,
   });
+  const [failedOnly, setFailedOnly] = useState(false);
   const renderMs = useRenderMs(q.data !== undefined, started);
   if (q.error) return <Alert color="red">{q.error.message}</Alert>;
-  const items = Array.isArray(q.data?.items) ? (q.data.items as Rec[]) : [];
+  const page = Array.isArray(q.data?.items) ? (q.data.items as Rec[]) : [];
+  const items = failedOnly ? page.filter((c) => failedTurns(c) > 0) : page;
   const next = typeof q.data?.nextCursor === "string" ? q.data.nextCursor : null;
   return (
     <Stack gap="xs" data-testid="trace-conversations">
       <Group justify="space-between">
         <Title order={4}>Conversations</Title>
+        <Checkbox size="xs" label="With failed turns" checked={failedOnly} onChange={(e) => setFailedOnly(e.currentTarget.checked)} />
         {renderMs !== undefined && <Text size="xs" c="dimmed" data-testid="conversations-render-ms">{`${items.length} conversations in ${renderMs} ms`}</Text>}
       </Group>
       {q.isPending && <Loader size="sm" />}
@@ -58,12 +66,16 @@ function ConversationList(props: { robot: string; component: string }) {
       <Stack gap={4}>
         {items.map((c) => {
           const id = toText(c.conversationId);
+          const failed = failedTurns(c);
           return (
-            <Paper key={id} withBorder p="xs" component="a" href={routeHash({ robot: props.robot, traces: true, conversation: id })} data-conversation={id}>
+            <Paper key={id} withBorder p="xs" component="a" href={routeHash({ robot: props.robot, traces: true, conversation: id })} data-conversation={id} data-failed={failed > 0 ? "true" : undefined}>
               <Group justify="space-between" wrap="nowrap">
-                <Text size="sm" fw={500} truncate>
-                  {toText(c.title) || id}
-                </Text>
+                <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
+                  <Text size="sm" fw={500} truncate>
+                    {toText(c.title) || id}
+                  </Text>
+                  {failed > 0 && <Badge size="xs" color="red">{`${failed} failed`}</Badge>}
+                </Group>
                 <Text size="xs" c="dimmed" style={{ whiteSpace: "nowrap" }}>
                   {when(typeof c.updatedTs === "number" ? c.updatedTs : undefined)}
                 </Text>
@@ -175,10 +187,16 @@ function LLMCard(props: { step: LLMStep; onRequest: () => void; onPlay: () => vo
 function ToolCard(props: { step: ToolStep }) {
   const s = props.step;
   return (
-    <Paper withBorder p="xs" data-step="tool" data-error={s.error ? "true" : undefined}>
-      <StepHead kind={s.error ? "tool error" : "tool"} color={s.error ? "red" : "teal"} label={s.name} durationMs={s.durationMs} startedAt={s.startedAt} />
+    <Paper withBorder p="xs" data-step="tool" data-error={s.error ? "true" : undefined} data-not-run={s.notRun ? "true" : undefined}>
+      <StepHead
+        kind={s.notRun ? "not run (not confirmed)" : s.error ? "tool error" : "tool"}
+        color={s.notRun ? "gray" : s.error ? "red" : "teal"}
+        label={s.name}
+        durationMs={s.durationMs}
+        startedAt={s.startedAt}
+      />
       {s.arguments !== undefined && <Code block>{s.arguments}</Code>}
-      <Text size="sm" c={s.error ? "red" : undefined} style={{ whiteSpace: "pre-wrap" }} mt={4}>
+      <Text size="sm" c={s.error ? "red" : s.notRun ? "dimmed" : undefined} style={{ whiteSpace: "pre-wrap" }} mt={4}>
         {s.result}
       </Text>
       <Attachments parts={s.attachments} />
@@ -315,7 +333,7 @@ function TurnRow(props: { turn: TraceTurn; href: string; active: boolean }) {
         {t.toolErrors > 0 && <Badge size="xs" color="orange">{`${t.toolErrors} tool error(s)`}</Badge>}
       </Group>
       <Text size="xs" c="dimmed" truncate>
-        {`${when(t.createTs)} · ${t.steps.length} steps · ${ms(t.durationMs)}${t.models.length ? ` · ${t.models.join(", ")}` : ""}`}
+        {`${when(t.createTs)} · ${t.steps.length} step${t.steps.length === 1 ? "" : "s"} · ${ms(t.durationMs)}${t.models.length ? ` · ${t.models.join(", ")}` : ""}`}
       </Text>
     </UnstyledButton>
   );

@@ -53,7 +53,10 @@ export interface ToolStep extends Timing {
   name: string;
   arguments?: string;
   result: string;
+  /** The tool failed. False for a call that never ran (`notRun`): that is no fault of the tool. */
   error: boolean;
+  /** The call was not run because the user did not confirm it (refused, timed out, or the chat could not ask). */
+  notRun: boolean;
   attachments: unknown[];
 }
 
@@ -170,6 +173,9 @@ function failureOf(v: unknown): StoredFailure | undefined {
   return out;
 }
 
+/** What the drive's `confirmation_refusal` puts after the tool's name when a `confirm=True` call did not run. */
+const NOT_RUN = " was not run: ";
+
 /** The steps of one turn: its trace records in order, then its answers, then its failure. */
 export function stepsOf(trace: unknown[], answers: Rec[], failure: unknown): Step[] {
   const steps: Step[] = [];
@@ -188,13 +194,17 @@ export function stepsOf(trace: unknown[], answers: Rec[], failure: unknown): Ste
         const tr = rec(t);
         const callId = toText(tr.call_id);
         const call = calls.get(callId);
+        const name = toText(tr.name ?? call?.name ?? "");
+        const result = toText(tr.result);
+        const notRun = tr.is_error === true && result.startsWith(`${name}${NOT_RUN}`);
         const s: ToolStep = {
           kind: "tool",
           step: num(m.step) ?? 0,
           callId,
-          name: toText(tr.name ?? call?.name ?? ""),
-          result: toText(tr.result),
-          error: tr.is_error === true,
+          name,
+          result,
+          error: tr.is_error === true && !notRun,
+          notRun,
           attachments: list(tr.attachments),
         };
         const started = num(m.started_at);

@@ -85,6 +85,9 @@ class ConversationInfo(BaseModel):
     title: str | None = Field(default=None, description="The first user message's text, shortened.")
     created_ts: int = Field(description="When its first message was synced (ms).")
     updated_ts: int = Field(description="When a message of it was last synced (ms).")
+    failed_turns: int = Field(
+        default=0, description="How many of its turns failed (their user message holds a typed failure)."
+    )
 
 
 @dataclass(frozen=True)

@@ -663,7 +663,19 @@ class SQLMessageStore(MessageStore):
 
     async def list_conversations(self, cursor: str | None = None, limit: int = 50) -> Page[ConversationInfo]:
         c = conversations.c
-        query = sa.select(c.conversation_id, c.title, c.created_ts, c.updated_ts).where(c.scope == self.scope)
+        m = messages.c
+        failed_turns = (
+            sa.select(sa.func.count())
+            .where(
+                m.conversation_id == c.conversation_id,
+                m.role == "user",
+                m.payload[("intermediate_trace", "failure")].as_string().is_not(None),
+            )
+            .scalar_subquery()
+        )
+        query = sa.select(
+            c.conversation_id, c.title, c.created_ts, c.updated_ts, failed_turns.label("failed_turns")
+        ).where(c.scope == self.scope)
         if cursor is not None:
             ts, conversation_id = _decode_cursor(cursor)
             query = query.where(sa.tuple_(c.updated_ts, c.conversation_id) < (ts, conversation_id))

@@ -16,6 +16,8 @@ class ConversationItem(HttpModel):
     title: str | None = None
     created_ts: int
     updated_ts: int
+    failed_turns: int = 0
+    """How many of its turns failed: the trace explorer marks the conversation, so no one opens each to look."""
 
     model_config: ClassVar[ConfigDict] = ConfigDict(
         json_schema_extra={
