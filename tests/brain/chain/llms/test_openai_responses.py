@@ -98,6 +98,26 @@ def test_reasoning_items_go_back_byte_for_byte_with_their_encrypted_content_acro
     assert len(sent["input"]) == len(recorded["input"]) == 4
 
 
+def test_a_commentary_message_goes_back_with_its_phase_before_the_call_it_announced() -> None:
+    """gpt-5.5 narrates before a call (`phase: "commentary"` on the message, recorded): OpenAI asks callers who
+    keep the conversation themselves to send `phase` back on assistant messages (dropping it degrades the
+    model); the recorded second request did, the message item right after its reasoning item."""
+    interactions = recording("openai-responses/phase")
+    recorder = Recorder()
+    chat = replay_llm(PROVIDER, recorder, interactions, model="gpt-5.5")
+    question = TextMessage(content=interactions[0]["request"]["input"][0]["content"])
+    tools = [_tool("get_capital", {"country": {"type": "string"}})]
+
+    call = chat.generate(question, None, tools)
+    assert call.finish_reason == "tool_calls"
+    results = _results(call.tool_calls[0].id, "get_capital", "Potato City")
+    chat.generate(question, None, tools, intermediate_msgs=[call, results])
+
+    sent, recorded = recorder.bodies[1]["input"], interactions[1]["request"]["input"]
+    assert [i.get("type", "message") for i in sent] == [i.get("type", "message") for i in recorded]
+    assert sent[2].get("phase") == recorded[2]["phase"] == "commentary", sent[2]
+
+
 def test_a_streamed_reasoning_item_goes_back_as_the_final_response_holds_it() -> None:
     interactions = recording("openai-responses/reasoning_tool_stream")
     chat = replay_llm(PROVIDER, Recorder(), interactions, model="gpt-5")

@@ -212,6 +212,10 @@ IMPLIED: dict[str, Implied] = {
     "openai-responses/native_output": Implied(
         "gpt-4o", "", "tool_calls", (66, 12, 0, 0, 0), calls=("get_user_country",),
     ),
+    "openai-responses/phase": Implied(
+        "gpt-5.5", 'I\'ll check the capital lookup tool for "PotatoLand."', "tool_calls", (63, 72, 0, 0, 29),
+        calls=("get_capital",), blocks=1,
+    ),
     "openai-responses/prompt_cache": Implied("gpt-5.6-sol", "OK", "stop", (4020, 5, 0, 4012, 0)),
     "openai-responses/reasoning_summary_stream": Implied(
         "o3-mini", "I'm not a road safety professional", "stop", (13, 1680, 0, 0, 1408), blocks=4,
