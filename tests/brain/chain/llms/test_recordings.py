@@ -212,6 +212,13 @@ IMPLIED: dict[str, Implied] = {
     "openai-responses/native_output": Implied(
         "gpt-4o", "", "tool_calls", (66, 12, 0, 0, 0), calls=("get_user_country",),
     ),
+    "openai-responses/mcp_list_tools_stream": Implied(
+        "gpt-4.1", "Here are the available tools from each connected MCP server:", "stop", (1199, 103, 0, 0, 0),
+        server=("mcp_list_tools",) * 3,
+    ),
+    "openai-responses/reasoning_text_stream": Implied(  # (OpenRouter's Responses endpoint: raw reasoning text)
+        "openai/gpt-oss-20b", "4", "stop", (78, 37, 0, 0, 22), blocks=1, reasoning='The user asks: "What is 2+2?"',
+    ),
     "openai-responses/phase": Implied(
         "gpt-5.5", 'I\'ll check the capital lookup tool for "PotatoLand."', "tool_calls", (63, 72, 0, 0, 29),
         calls=("get_capital",), blocks=1,
