@@ -212,6 +212,9 @@ IMPLIED: dict[str, Implied] = {
     "openai-responses/native_output": Implied(
         "gpt-4o", "", "tool_calls", (66, 12, 0, 0, 0), calls=("get_user_country",),
     ),
+    "openai-responses/compaction_stream": Implied(
+        "gpt-4.1", "Deep in the cool hush of a mountain cave", "stop", (872, 1254, 0, 0, 0), server=("compaction",),
+    ),
     "openai-responses/mcp_list_tools_stream": Implied(
         "gpt-4.1", "Here are the available tools from each connected MCP server:", "stop", (1199, 103, 0, 0, 0),
         server=("mcp_list_tools",) * 3,
