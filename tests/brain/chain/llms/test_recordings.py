@@ -173,6 +173,9 @@ IMPLIED: dict[str, Implied] = {
         "gemini-2.5-flash", "This video demonstrates", "stop", (17713, 68 + 821, 17379, 0, 821),
     ),
     "gemini/structured_output": Implied("gemini-2.0-flash", '{\n  "city": "Mexico City"', "stop", (8, 20, 0, 0, 0)),
+    "gemini/structured_output_described": Implied(
+        "gemini-2.5-flash", '{"name": "api-config", "metadata": {"author": "Alice"', "stop", (23, 183, 0, 0, 158)
+    ),
     "gemini/thought_signature": Implied(
         "gemini-2.5-pro", "", "tool_calls", (49, 12 + 136, 0, 0, 136), calls=("get_user_country",), blocks=1,
     ),
