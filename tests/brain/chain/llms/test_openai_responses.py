@@ -359,3 +359,14 @@ def test_reasoning_items_go_back_between_the_server_side_items_where_they_came(n
     assert [item["id"] for item in sent[1:4]] == [item["id"] for item in recorded[1:4]]
     if "sse" not in interactions[0]:  # (streamed, pydantic-ai sent the item events' encryption, and no `sources`)
         assert sent[1:4] == recorded[1:4]  # both reasoning items and the search, as OpenAI sent them
+
+
+def test_the_url_citations_of_a_web_search_answer_are_kept_on_the_reply() -> None:
+    """A web search answer cites its sources as `url_citation` annotations on the text (url, title, the span
+    they support; recorded): the reply keeps them, as Anthropic's citations and Gemini's grounding are kept,
+    so a console can show where the answer comes from."""
+    interactions = recording("openai-responses/web_search_citations")
+    reply = replay_llm(PROVIDER, Recorder(), interactions, model="gpt-5.2").generate(TextMessage(content="Q?"))
+    [annotation] = interactions[0]["json"]["output"][1]["content"][0]["annotations"]
+    kept = json.loads(reply.model_dump_json())
+    assert annotation["title"] in json.dumps(kept), "the url_citation annotation is lost"

@@ -241,6 +241,10 @@ IMPLIED: dict[str, Implied] = {
     "openai-responses/reasoning_tool_stream": Implied(
         "gpt-5", "", "tool_calls", (53, 469, 0, 0, 448), calls=("final_result",), blocks=1,
     ),
+    "openai-responses/web_search_citations": Implied(
+        "gpt-5.2", "The tallest mountain in Alberta is **Mount Columbia**", "stop", (8530, 98, 0, 0, 49),
+        server=("web_search_call",),
+    ),
     "openai-responses/web_search": Implied(
         "gpt-5", "Today (Tuesday, September 16, 2025) in San Francisco", "stop", (9299, 577, 8448, 0, 512),
         server=("web_search_call",), blocks=2,
