@@ -370,3 +370,27 @@ def test_the_url_citations_of_a_web_search_answer_are_kept_on_the_reply() -> Non
     [annotation] = interactions[0]["json"]["output"][1]["content"][0]["annotations"]
     kept = json.loads(reply.model_dump_json())
     assert annotation["title"] in json.dumps(kept), "the url_citation annotation is lost"
+
+
+def test_a_compaction_item_goes_back_where_it_came_after_the_message_before_it() -> None:
+    """gpt-4.1 compacted the context after its answer (output: the message, then a `compaction` item; recorded):
+    the compaction stands for everything before it, and the recorded next request sent the items in the order
+    they came, the message first. Replayed "as they came", they must keep that order."""
+    interactions = recording("openai-responses/compaction_stream")
+    recorder = Recorder()
+    extra = {"context_management": interactions[0]["request"]["context_management"]}
+    chat = replay_llm(PROVIDER, recorder, interactions, model="gpt-4.1", extra_params=extra)
+    said = interactions[0]["request"]["input"]
+    history: list[BaseMessage] = [
+        TextMessage(content=item["content"]) if item["role"] == "user" else AssistantTextMessage(content=item["content"])
+        for item in said[:-1]
+    ]
+    question = TextMessage(content=said[-1]["content"])
+    reply = chat.generate_streamed(question, history)
+    following = TextMessage(content=interactions[1]["request"]["input"][-1]["content"])
+    chat.generate_streamed(following, [*history, question, reply])
+
+    def kinds(items: list[dict[str, Any]]) -> list[str]:
+        return [item.get("role") or item["type"] for item in items]
+
+    assert kinds(recorder.bodies[1]["input"]) == kinds(interactions[1]["request"]["input"])
