@@ -381,10 +381,8 @@ def test_a_compaction_item_goes_back_where_it_came_after_the_message_before_it()
     extra = {"context_management": interactions[0]["request"]["context_management"]}
     chat = replay_llm(PROVIDER, recorder, interactions, model="gpt-4.1", extra_params=extra)
     said = interactions[0]["request"]["input"]
-    history: list[BaseMessage] = [
-        TextMessage(content=item["content"]) if item["role"] == "user" else AssistantTextMessage(content=item["content"])
-        for item in said[:-1]
-    ]
+    kind = {"user": TextMessage, "assistant": AssistantTextMessage}
+    history: list[BaseMessage] = [kind[item["role"]](content=item["content"]) for item in said[:-1]]
     question = TextMessage(content=said[-1]["content"])
     reply = chat.generate_streamed(question, history)
     following = TextMessage(content=interactions[1]["request"]["input"][-1]["content"])
