@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tfrobot.schema.omission import IS_EMPTY, IS_NONE
 from tfrobot.schema.types import AttributeValue
 
 
@@ -16,8 +17,12 @@ class BaseUser(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     uid: str = Field(description="Stable id of the user in the platform that created the message.")
-    name: str | None = Field(default=None, description="Display name, shown to the LLM in group chats.")
-    meta: dict[str, AttributeValue] = Field(default_factory=dict, description="Free-form platform data.")
+    name: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="Display name, shown to the LLM in group chats."
+    )
+    meta: dict[str, AttributeValue] = Field(
+        default_factory=dict, exclude_if=IS_EMPTY, description="Free-form platform data."
+    )
 
 
 class BaseGroup(BaseModel):
@@ -26,5 +31,7 @@ class BaseGroup(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     gid: str = Field(description="Stable id of the group.")
-    name: str | None = Field(default=None, description="Display name of the group.")
-    meta: dict[str, AttributeValue] = Field(default_factory=dict, description="Free-form platform data.")
+    name: str | None = Field(default=None, exclude_if=IS_NONE, description="Display name of the group.")
+    meta: dict[str, AttributeValue] = Field(
+        default_factory=dict, exclude_if=IS_EMPTY, description="Free-form platform data."
+    )

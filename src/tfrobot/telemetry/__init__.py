@@ -14,9 +14,6 @@ Message contents (prompts, replies, tool arguments and results, scripts) are rec
 """
 
 from tfrobot.telemetry.hooks import (
-    CAPTURE_CONTENT_ENV,
-    capture_content,
-    redact_errors_with,
     traced_chat,
     traced_response_id,
     traced_script_tool,
@@ -25,6 +22,7 @@ from tfrobot.telemetry.hooks import (
     traced_turn,
     tracing,
 )
+from tfrobot.telemetry.policy import CAPTURE_CONTENT_ENV, capture_content, redact_errors_with
 
 __all__ = [
     "CAPTURE_CONTENT_ENV",

@@ -9,33 +9,18 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from tfrobot.schema.message import BaseMessage, ConsoleResult, ToolCall, ToolReturn, UserMessage
+from tfrobot.telemetry.policy import ModelSettings
 
 if TYPE_CHECKING:
     from tfrobot.telemetry.spans import Recorder
 
 T = TypeVar("T")
 
-CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-"""The conventions' switch for message contents on spans (off unless true)."""
 PROVIDER_ENV: Final = "OTEL_PYTHON_TRACER_PROVIDER"
 """The API's variable naming a provider it builds on first use (the one way to have one without an import)."""
-_CAPTURE_ON: Final = frozenset({"true", "1", "yes", "span_only", "span_and_event"})
-
-
-class ModelSettings(Protocol):
-    """What a span reads of the LLM it describes (a `ChatLLM`; this layer sits below the LLM layer)."""
-
-    @property
-    def provider(self) -> str: ...
-    @property
-    def model(self) -> str: ...
-    @property
-    def temperature(self) -> float | None: ...
-    @property
-    def max_tokens(self) -> int | None: ...
 
 
 class _Loader:
@@ -64,23 +49,6 @@ def tracing() -> Recorder | None:
         return None
     _Loader.active = active_recorder
     return active_recorder()
-
-
-class Redaction:
-    """How the text of an error is cleaned before it goes on a span (its message, status and stack trace):
-    unchanged by default; `tfrobot serve` masks credentials as in its log lines (`redact_errors_with`)."""
-
-    text: Callable[[str], str] | None = None
-
-
-def redact_errors_with(redact: Callable[[str], str] | None) -> None:
-    """Clean every error text put on a span with `redact` (None: leave it as it is)."""
-    Redaction.text = redact
-
-
-def capture_content() -> bool:
-    """Whether spans carry message contents (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`)."""
-    return os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() in _CAPTURE_ON
 
 
 def traced_turn(events: AsyncIterator[T], llm: ModelSettings, user_input: UserMessage) -> AsyncIterator[T]:

@@ -24,7 +24,7 @@ from opentelemetry.util.types import AttributeValue
 
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ConsoleResult, ToolCall, ToolReturn, UserMessage
 from tfrobot.schema.message.llms.llm_response import Usage
-from tfrobot.telemetry.hooks import ModelSettings, Redaction, capture_content
+from tfrobot.telemetry.policy import ModelSettings, Redaction, capture_content
 
 T = TypeVar("T")
 

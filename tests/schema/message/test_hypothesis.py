@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -60,14 +61,45 @@ parts: st.SearchStrategy[MsgPart] = st.one_of(
     _media(FileUserMsgPart),
 )
 common = {"create_ts": ts, "additional_kwargs": meta, "msg_id": ident}
+user = {"role": st.just("user")}
+"""Hypothesis (6.170) may fill a field that has a default from the base class's annotation (`role`: any
+role), which the subclass's literal refuses: the user kinds are given theirs."""
 
 assistants = st.builds(
     AssistantTextMessage,
+    role=st.just("assistant"),
     content=text,
     reasoning_content=st.none() | text,
     reasoning_blocks=st.lists(st.builds(ReasoningBlock, text=text, signature=st.none() | ident), max_size=2),
     tool_calls=st.none() | st.lists(st.builds(ToolCall, id=ident, name=ident, arguments=text), max_size=3),
     tfl_scripts=st.none() | st.lists(text, max_size=2),
+    **common,
+)
+
+
+def _reasoning_reply(reasoning: str, signature: str, others: list[ReasoningBlock], at: int, **fields: Any) -> Any:
+    """A reply as Anthropic's and Gemini's adapters build it: one thinking block holds all of
+    `reasoning_content` (stored once), among blocks without text (redacted, signature only)."""
+    blocks = [*others]
+    blocks.insert(min(at, len(blocks)), ReasoningBlock(text=reasoning, signature=signature, provider="anthropic"))
+    return AssistantTextMessage(reasoning_content=reasoning, reasoning_blocks=blocks, **fields)
+
+
+textless_blocks = st.lists(
+    st.one_of(
+        st.builds(ReasoningBlock, type=st.just("redacted_thinking"), data=ident),
+        st.builds(ReasoningBlock, signature=ident, provider=st.just("gemini")),
+    ),
+    max_size=2,
+)
+reasoning_replies = st.builds(
+    _reasoning_reply,
+    st.text(min_size=1, max_size=20),
+    ident,
+    textless_blocks,
+    st.integers(min_value=0, max_value=2),
+    content=text,
+    tool_calls=st.none() | st.lists(st.builds(ToolCall, id=ident, name=ident, arguments=text), max_size=2),
     **common,
 )
 tools = st.builds(
@@ -89,14 +121,16 @@ fallbacks = st.one_of(
     st.builds(BaseMessage, role=st.just("function"), function_res=st.builds(FunctionReturn, name=ident, result=text)),
 )
 leaf_users = st.one_of(
-    st.builds(TextMessage, content=text, creator=st.none() | st.builds(BaseUser, uid=ident), **common),
-    st.builds(ImageMessage, content=images, **common),
-    st.builds(AudioMessage, content=_media(AudioUserMsgPart), **common),
-    st.builds(VideoMessage, content=_media(VideoUserMsgPart), **common),
-    st.builds(AttachmentMessage, content=_media(FileUserMsgPart), **common),
-    st.builds(ContactMessage, content=st.builds(BaseUser, uid=ident, name=st.none() | text), **common),
-    st.builds(UrlMessage, content=st.builds(lambda p: f"https://example.com/{p}", ident), title=st.none() | text),
-    st.builds(MultiPartMessage, content=st.lists(parts, max_size=3), **common),
+    st.builds(TextMessage, **user, content=text, creator=st.none() | st.builds(BaseUser, uid=ident), **common),
+    st.builds(ImageMessage, **user, content=images, **common),
+    st.builds(AudioMessage, **user, content=_media(AudioUserMsgPart), **common),
+    st.builds(VideoMessage, **user, content=_media(VideoUserMsgPart), **common),
+    st.builds(AttachmentMessage, **user, content=_media(FileUserMsgPart), **common),
+    st.builds(ContactMessage, **user, content=st.builds(BaseUser, uid=ident, name=st.none() | text), **common),
+    st.builds(
+        UrlMessage, **user, content=st.builds(lambda p: f"https://example.com/{p}", ident), title=st.none() | text
+    ),
+    st.builds(MultiPartMessage, **user, content=st.lists(parts, max_size=3), **common),
 )
 
 
@@ -108,13 +142,13 @@ def _with_trace(user: UserMessage, records: list[BaseMessage]) -> UserMessage:
 
 def _extend(children: st.SearchStrategy[BaseMessage]) -> st.SearchStrategy[BaseMessage]:
     return st.one_of(
-        st.builds(HistoryMessage, content=st.lists(children, max_size=3), **common),
+        st.builds(HistoryMessage, **user, content=st.lists(children, max_size=3), **common),
         st.builds(_with_trace, leaf_users, st.lists(children, max_size=4)),
     )
 
 
 messages: st.SearchStrategy[BaseMessage] = st.recursive(
-    st.one_of(leaf_users, assistants, fallbacks), _extend, max_leaves=12
+    st.one_of(leaf_users, assistants, reasoning_replies, fallbacks), _extend, max_leaves=12
 )
 
 
@@ -153,6 +187,7 @@ def test_trees_round_trip_through_every_container(tree: list[BaseMessage]) -> No
     for restored in (
         Everything.model_validate_json(box.model_dump_json()),
         Everything.model_validate(box.model_dump()),
+        Everything.model_validate(json.loads(box.model_dump_json())),  # a stored record read as a dict
     ):
         assert restored == box
         for got, want in zip(restored.as_list, tree, strict=True):

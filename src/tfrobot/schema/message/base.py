@@ -42,6 +42,7 @@ from tfrobot.schema.message.llms.llm_requests import (
 from tfrobot.schema.message.msg_part import MsgPart
 from tfrobot.schema.message.storable import check_storable
 from tfrobot.schema.message.tool import FunctionCall, FunctionReturn, ToolCall, ToolReturn
+from tfrobot.schema.omission import IS_EMPTY, IS_NONE
 from tfrobot.schema.types import AttributeValue
 from tfrobot.schema.users import BaseGroup, BaseUser
 
@@ -81,24 +82,37 @@ class BaseMessage(BaseModel):
 
     role: Role = Field(description="Who speaks; selects the conversion branch.")
     content: MessageContent = Field(
-        default=None, union_mode="left_to_right", description="Polymorphic content, narrowed by subclasses."
+        default=None,
+        union_mode="left_to_right",
+        exclude_if=IS_NONE,
+        description="Polymorphic content, narrowed by subclasses.",
     )
-    tool_calls: list[ToolCall] | None = Field(default=None, description="Tool calls requested by the LLM.")
-    tool_reses: Sequence[str | ToolReturn] | None = Field(default=None, description="Tool results (role=tool).")
-    function_call: FunctionCall | None = Field(default=None, description="Legacy OpenAI function call.")
-    function_res: FunctionReturn | None = Field(default=None, description="Legacy function result.")
+    tool_calls: list[ToolCall] | None = Field(
+        default=None, exclude_if=IS_NONE, description="Tool calls requested by the LLM."
+    )
+    tool_reses: Sequence[str | ToolReturn] | None = Field(
+        default=None, exclude_if=IS_NONE, description="Tool results (role=tool)."
+    )
+    function_call: FunctionCall | None = Field(
+        default=None, exclude_if=IS_NONE, description="Legacy OpenAI function call."
+    )
+    function_res: FunctionReturn | None = Field(default=None, exclude_if=IS_NONE, description="Legacy function result.")
     console_reses: Sequence[str | ConsoleResult] | None = Field(
-        default=None, description="TFL interpreter output (role=console)."
+        default=None, exclude_if=IS_NONE, description="TFL interpreter output (role=console)."
     )
-    tfl_scripts: list[str] | None = Field(default=None, description="TFL scripts written by the assistant.")
+    tfl_scripts: list[str] | None = Field(
+        default=None, exclude_if=IS_NONE, description="TFL scripts written by the assistant."
+    )
     additional_kwargs: dict[str, AttributeValue] = Field(
-        default_factory=dict, description="Free metadata: msg_meta, emphasis marks, `__trace_meta`."
+        default_factory=dict,
+        exclude_if=IS_EMPTY,
+        description="Free metadata: msg_meta, emphasis marks, `__trace_meta`.",
     )
     create_ts: int = Field(default_factory=now_ms, description="Creation time in ms; orders trace records.")
-    creator: BaseUser | None = Field(default=None, description="Who wrote it.")
-    group: BaseGroup | None = Field(default=None, description="Where it was said.")
+    creator: BaseUser | None = Field(default=None, exclude_if=IS_NONE, description="Who wrote it.")
+    group: BaseGroup | None = Field(default=None, exclude_if=IS_NONE, description="Where it was said.")
     msg_id: str = Field(default_factory=new_msg_id, description="Globally unique id; writes are idempotent on it.")
-    conversation_id: str | None = Field(default=None, description="The conversation it belongs to.")
+    conversation_id: str | None = Field(default=None, exclude_if=IS_NONE, description="The conversation it belongs to.")
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from tfrobot.schema.message.msg_part import MsgPart
+from tfrobot.schema.omission import IS_EMPTY, IS_NONE
 from tfrobot.schema.types import AttributeValue
 
 
@@ -14,9 +15,15 @@ class ConsoleResult(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     result: str = Field(default="", description="Full console output, as the LLM should read it.")
-    summary_result: str | None = Field(default=None, description="Short form for long outputs and UI lists.")
-    attachments: list[MsgPart] = Field(default_factory=list, description="Media the script attached to its output.")
-    script: str | None = Field(default=None, description="The TFL source that produced this output.")
+    summary_result: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="Short form for long outputs and UI lists."
+    )
+    attachments: list[MsgPart] = Field(
+        default_factory=list, exclude_if=IS_EMPTY, description="Media the script attached to its output."
+    )
+    script: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="The TFL source that produced this output."
+    )
     trace_meta: dict[str, AttributeValue] | None = Field(
-        default=None, description="Interpreter facts: steps used, duration, error position."
+        default=None, exclude_if=IS_NONE, description="Interpreter facts: steps used, duration, error position."
     )

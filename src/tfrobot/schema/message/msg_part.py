@@ -12,6 +12,8 @@ from typing import Annotated, Literal, Self, TypeAlias
 
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, model_validator
 
+from tfrobot.schema.omission import IS_EMPTY, IS_NONE
+
 
 class TextUserMsgPart(BaseModel):
     """A run of plain text inside a multipart message."""
@@ -27,12 +29,21 @@ class _MediaPart(BaseModel):
 
     model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True)
 
-    url: AnyUrl | None = Field(default=None, description="Where the media can be fetched (http(s), data:, s3:, …).")
-    path: Path | None = Field(default=None, description="A local file; only read from configured media roots.")
-    data: bytes | None = Field(default=None, description="Inline bytes (base64 in JSON); needs `media_type`.")
-    media_type: str | None = Field(default=None, description="MIME type, e.g. image/png; inferred when absent.")
+    url: AnyUrl | None = Field(
+        default=None, exclude_if=IS_NONE, description="Where the media can be fetched (http(s), data:, s3:, …)."
+    )
+    path: Path | None = Field(
+        default=None, exclude_if=IS_NONE, description="A local file; only read from configured media roots."
+    )
+    data: bytes | None = Field(
+        default=None, exclude_if=IS_NONE, description="Inline bytes (base64 in JSON); needs `media_type`."
+    )
+    media_type: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="MIME type, e.g. image/png; inferred when absent."
+    )
     detail: str = Field(
         default="",
+        exclude_if=IS_EMPTY,
         description="Text sent instead of the media to a provider that cannot take this modality.",
     )
 
@@ -82,7 +93,9 @@ class FileUserMsgPart(_MediaPart):
     """A document: PDF, plain text, or any other file attached to a message."""
 
     type: Literal["file"] = "file"
-    filename: str | None = Field(default=None, description="Original file name, shown to the model.")
+    filename: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="Original file name, shown to the model."
+    )
 
 
 MediaPart: TypeAlias = ImageUserMsgPart | AudioUserMsgPart | VideoUserMsgPart | FileUserMsgPart

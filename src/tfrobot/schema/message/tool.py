@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tfrobot.schema.message.msg_part import MsgPart
+from tfrobot.schema.omission import IS_EMPTY, IS_NONE
 
 
 class ToolCall(BaseModel):
@@ -64,10 +65,14 @@ class ToolReturn(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     call_id: str = Field(min_length=1, description="Id of the `ToolCall` this answers.")
-    name: str | None = Field(default=None, description="Name of the tool that ran.")
+    name: str | None = Field(default=None, exclude_if=IS_NONE, description="Name of the tool that ran.")
     result: str = Field(default="", description="What the LLM reads: text or JSON text.")
-    attachments: list[MsgPart] = Field(default_factory=list, description="Media the tool produced (images, files).")
-    is_error: bool = Field(default=False, description="True when the tool raised or timed out; `result` says why.")
+    attachments: list[MsgPart] = Field(
+        default_factory=list, exclude_if=IS_EMPTY, description="Media the tool produced (images, files)."
+    )
+    is_error: bool = Field(
+        default=False, exclude_if=IS_EMPTY, description="True when the tool raised or timed out; `result` says why."
+    )
 
 
 class FunctionCall(BaseModel):

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import AnyUrl, Field
+from pydantic import (
+    AnyUrl,
+    Field,
+    GetCoreSchemaHandler,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+)
+from pydantic_core import CoreSchema, core_schema
 
 from tfrobot.schema.message.base import BaseMessage, content_text
 from tfrobot.schema.message.conversation.trace import IntermediateTrace
@@ -26,6 +35,7 @@ from tfrobot.schema.message.msg_part import (
     TextUserMsgPart,
     VideoUserMsgPart,
 )
+from tfrobot.schema.omission import IS_EMPTY, IS_NONE
 from tfrobot.schema.users import BaseUser
 
 __all__ = [
@@ -49,12 +59,19 @@ __all__ = [
 ]
 
 
+def _no_trace(trace: IntermediateTrace) -> bool:
+    """Whether a user message's trace is empty (no records, no failure), as a fresh one is."""
+    return not trace.records and trace.failure is None
+
+
 class UserMessage(BaseMessage):
     """Base of the user kinds. Carries the turn's trace; on its own it cannot become an LLM request."""
 
     role: Literal["user"] = "user"
     intermediate_trace: IntermediateTrace = Field(
-        default_factory=IntermediateTrace, description="Inner messages of the turn this message started."
+        default_factory=IntermediateTrace,
+        exclude_if=_no_trace,
+        description="Inner messages of the turn this message started.",
     )
 
     def _llm_user(self, content: str | list[MsgPart]) -> LLMUserMessage:
@@ -128,8 +145,8 @@ class UrlMessage(UserMessage):
 
     msg_type: Literal["url"] = "url"
     content: AnyUrl
-    title: str | None = None
-    description: str | None = None
+    title: str | None = Field(default=None, exclude_if=IS_NONE)
+    description: str | None = Field(default=None, exclude_if=IS_NONE)
 
     def to_llm_request(self) -> LLMUserMessage:
         lines = [f"[shared link] {self.content}"]
@@ -165,29 +182,103 @@ class AssistantMessage(BaseMessage):
     role: Literal["assistant"] = "assistant"
 
 
-def _is_empty(value: list[ServerToolBlock]) -> bool:
-    return not value
+def _shared_block(text: str | None, blocks: list[ReasoningBlock]) -> int | None:
+    """The index of the one block with text, when it is a thinking block whose text is all of `text`."""
+    if not text:
+        return None
+    found = None
+    for index, block in enumerate(blocks):
+        if block.text:
+            if found is not None:
+                return None
+            found = index
+    if found is None:
+        return None
+    block = blocks[found]
+    return found if block.type == "thinking" and block.text == text else None
+
+
+def _text_from_record(blocks: list[ReasoningBlock], info: ValidationInfo) -> list[ReasoningBlock]:
+    """JSON input: a thinking block without `text` is the one `_reasoning_once` wrote without it."""
+    text = info.data.get("reasoning_content")
+    if text:
+        for block in blocks:
+            if block.type == "thinking" and "text" not in block.model_fields_set:
+                block.text = text
+                break
+    return blocks
+
+
+def _text_from_python(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    """Python input: only a block given as a dict without `text` (a stored record read as Python data) is that
+    block; a `ReasoningBlock` built without text (a Gemini thought signature) keeps its empty text."""
+    blocks = handler(value)
+    text = info.data.get("reasoning_content")
+    if text and isinstance(value, list):
+        for raw, block in zip(value, blocks, strict=True):
+            if isinstance(raw, dict) and "text" not in raw and block.type == "thinking":
+                block.text = text
+                break
+    return blocks
+
+
+class _SharedText:
+    """Gives the thinking block stored without `text` (see `_reasoning_once`) the `reasoning_content`, which
+    is validated before it. Records written before always had the key, so they load as they were.
+
+    JSON input is checked after validation, on the blocks (a missing key leaves `text` out of the block's
+    `model_fields_set`): looking at the raw input would make pydantic-core convert it to Python first."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        blocks = handler(source)
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.with_info_after_validator_function(_text_from_record, blocks),
+            python_schema=core_schema.with_info_wrap_validator_function(_text_from_python, blocks),
+        )
 
 
 class AssistantTextMessage(AssistantMessage):
     """The LLM's reply: text, reasoning, tool calls and TFL scripts, with what the provider reported."""
 
     msg_type: Literal["text"] = "text"
-    content: str = ""
-    reasoning_content: str | None = Field(default=None, description="Reasoning text (DeepSeek, Doubao, display).")
-    reasoning_blocks: list[ReasoningBlock] = Field(
+    content: str = Field(default="", exclude_if=IS_EMPTY)
+    reasoning_content: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="Reasoning text (DeepSeek, Doubao, display)."
+    )
+    reasoning_blocks: Annotated[list[ReasoningBlock], _SharedText] = Field(
         default_factory=list,
-        description="Native reasoning blocks with signatures, for replay to their provider.",
+        exclude_if=IS_EMPTY,
+        description="Native reasoning blocks with signatures, for replay to their provider. In JSON, the text of "
+        "the one block that holds all of `reasoning_content` is left out (`_reasoning_once`).",
     )
     server_tool_blocks: list[ServerToolBlock] = Field(
         default_factory=list,
-        exclude_if=_is_empty,  # (came after v1: a reply without any is stored exactly as v1 stored it)
+        exclude_if=IS_EMPTY,  # (came after v1: a reply without any is stored exactly as v1 stored it)
         description="Tool calls and results the provider executed on its side (web search, code execution, MCP), "
         "kept for replay to that provider; never executed by us.",
     )
-    finish_reason: str | None = Field(default=None, description="Why generation stopped, normalized.")
-    usage: Usage | None = Field(default=None, description="Token usage of the call that produced it.")
-    model: str | None = Field(default=None, description="Provider and model that answered, e.g. 'openai:gpt-4o'.")
+    finish_reason: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="Why generation stopped, normalized."
+    )
+    usage: Usage | None = Field(
+        default=None, exclude_if=IS_NONE, description="Token usage of the call that produced it."
+    )
+    model: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="Provider and model that answered, e.g. 'openai:gpt-4o'."
+    )
+
+    @field_serializer("reasoning_blocks", mode="wrap", when_used="json")
+    def _reasoning_once(self, blocks: list[ReasoningBlock], handler: SerializerFunctionWrapHandler) -> Any:
+        """Store the reasoning text once: when one thinking block holds all of it and `reasoning_content` is
+        that text (a reply from Anthropic or Gemini), the block is written without its `text`, which
+        `_SharedText` restores from `reasoning_content` on load. Every other block keeps its `text`, even an
+        empty one, so a block without the key can only be this one."""
+        dumped = handler(blocks)
+        shared = _shared_block(self.reasoning_content, blocks)
+        if shared is not None:
+            del dumped[shared]["text"]
+        return dumped
 
     def to_llm_request(self) -> LLMAssistantMessage:
         fields = self.__dict__  # (one attribute read, then dict lookups: this runs for every reply of every request)

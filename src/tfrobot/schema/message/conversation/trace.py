@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.conversation.failure import TurnFailure
+from tfrobot.schema.omission import IS_NONE
 
 TRACE_META_KEY: Final = "__trace_meta"
 """Key in `additional_kwargs` holding a record's trace mark: `seq`, and `source`/`step` when given, plus the
@@ -48,7 +49,7 @@ class IntermediateTrace(BaseModel):
     records: list[BaseMessage] = Field(default_factory=list, description="Marked copies of the turn's messages.")
     failure: TurnFailure | None = Field(
         default=None,
-        exclude_if=lambda value: value is None,  # a turn that did not fail is stored exactly as before
+        exclude_if=IS_NONE,  # a turn that did not fail is stored exactly as before
         description="Why the turn ended without an answer (None: it did not fail, or is running).",
     )
 

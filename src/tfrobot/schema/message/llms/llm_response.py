@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from tfrobot.schema.omission import IS_NONE
 from tfrobot.schema.types import AttributeValue
 
 
@@ -21,9 +22,13 @@ class ReasoningBlock(BaseModel):
 
     type: Literal["thinking", "redacted_thinking"] = "thinking"
     text: str = Field(default="", description="The visible reasoning text (empty when redacted).")
-    signature: str | None = Field(default=None, description="Provider signature that authenticates the block.")
-    data: str | None = Field(default=None, description="Opaque payload of redacted thinking.")
-    provider: str | None = Field(default=None, description="The provider that produced it, e.g. 'anthropic'.")
+    signature: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="Provider signature that authenticates the block."
+    )
+    data: str | None = Field(default=None, exclude_if=IS_NONE, description="Opaque payload of redacted thinking.")
+    provider: str | None = Field(
+        default=None, exclude_if=IS_NONE, description="The provider that produced it, e.g. 'anthropic'."
+    )
 
 
 class ServerToolBlock(BaseModel):
