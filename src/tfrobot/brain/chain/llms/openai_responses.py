@@ -155,21 +155,26 @@ class OpenAIResponsesChat(ChatLLM):
         return True
 
     def _assistant(self, msg: LLMAssistantMessage, names: ToolNames, out: list[dict[str, Any]]) -> None:
-        """The assistant's items: its own reasoning items, its own server-side items, its text, its calls."""
+        """The assistant's items in the order they came: its reasoning items and its own server-side items, its
+        text cut where a server-side item came within or after it (`text_offset`: a compaction item that came
+        after the message stands for it, so it must follow it), then its calls."""
         reasoning = self._reasoning_items(msg.reasoning_blocks) if msg.reasoning_blocks else []
+        text = (msg.content if msg.refusal is None else assistant_text(msg)) or ""
+        done = said = 0
         if msg.server_tool_blocks:  # between this provider's server-side items, where they came
-            done = 0
             own = (server for server in msg.server_tool_blocks if server.provider == self.provider)
             for count, server in enumerate(own):
                 while done < len(reasoning) and reasoning[done][0] <= count:
                     out.append(reasoning[done][1])
                     done += 1
+                cut = min(server.text_offset, len(text))
+                if cut > said:
+                    out.append({"role": "assistant", "content": text[said:cut]})
+                    said = cut
                 out.append(dict(server.block))
-            reasoning = reasoning[done:]
-        out += [item for _, item in reasoning]
-        text = msg.content if msg.refusal is None else assistant_text(msg)
-        if text:
-            out.append({"role": "assistant", "content": text})
+        out += [item for _, item in reasoning[done:]]
+        if text[said:]:
+            out.append({"role": "assistant", "content": text[said:]})
         for call in msg.tool_calls:
             out.append(
                 {"type": "function_call", "call_id": call.id, "name": names[call.name], "arguments": call.arguments}
