@@ -169,16 +169,30 @@ class OpenAIResponsesChat(ChatLLM):
                     done += 1
                 cut = min(server.text_offset, len(text))
                 if cut > said:
-                    out.append({"role": "assistant", "content": text[said:cut]})
+                    out += self._said(text, said, cut, msg.text_blocks)
                     said = cut
                 out.append(dict(server.block))
         out += [item for _, item in reasoning[done:]]
         if text[said:]:
-            out.append({"role": "assistant", "content": text[said:]})
+            out += self._said(text, said, len(text), msg.text_blocks)
         for call in msg.tool_calls:
             out.append(
                 {"type": "function_call", "call_id": call.id, "name": names[call.name], "arguments": call.arguments}
             )
+
+    def _said(self, text: str, start: int, end: int, kept: Sequence[ServerToolBlock]) -> Iterator[dict[str, Any]]:
+        """The assistant's text from `start` to `end`: the message items kept whole there (their `phase`, their
+        citations) as they came, the rest as plain assistant messages."""
+        at = start
+        for block in kept:
+            if block.provider != self.provider or not start <= block.text_offset < end:
+                continue
+            if block.text_offset > at:
+                yield {"role": "assistant", "content": text[at : block.text_offset]}
+            yield dict(block.block)
+            at = block.text_offset + len(_item_text(block.block))
+        if end > at:
+            yield {"role": "assistant", "content": text[at:end]}
 
     def _reasoning_items(self, blocks: list[ReasoningBlock]) -> list[tuple[int, dict[str, Any]]]:
         """This provider's reasoning blocks as the items they came as (one item per `id`, its summary parts in
@@ -280,6 +294,9 @@ class OpenAIResponsesChat(ChatLLM):
                     yield from self._reasoning_done(item, index, state)
                 case "message":
                     state.refused = state.refused or any(p.get("type") == "refusal" for p in item.get("content") or ())
+                    kept = _kept_message(item)
+                    if kept is not None:
+                        yield ServerToolBlockDelta(provider=self.provider, block=kept, text=_item_text(kept))
                 case "function_call":
                     pass
                 case _:
@@ -335,10 +352,14 @@ class OpenAIResponsesChat(ChatLLM):
         refusal: list[str] = []
         blocks: list[ReasoningBlock] = []
         server: list[ServerToolBlock] = []
+        texts: list[ServerToolBlock] = []
         calls: list[ToolCall] = []
         for item in data.get("output") or ():
             match item.get("type"):
                 case "message":
+                    kept = _kept_message(item)
+                    if kept is not None:
+                        texts.append(ServerToolBlock(provider=self.provider, block=kept, text_offset=text_len))
                     for part in item.get("content") or ():
                         if part.get("type") == "refusal":
                             refusal.append(part.get("refusal") or "")
@@ -360,6 +381,7 @@ class OpenAIResponsesChat(ChatLLM):
             reasoning_content=reasoning_text(blocks),
             reasoning_blocks=blocks,
             server_tool_blocks=server,
+            text_blocks=texts,
             tool_calls=calls or None,
             finish_reason=_finish_reason(data, refused is not None, bool(calls)),
             usage=self._usage(data.get("usage")),
@@ -419,6 +441,25 @@ class _StreamState:
     def block_index(self, output_index: int, summary_index: int) -> int:
         """The reasoning block of one summary part: numbered in the order they first appear."""
         return self.blocks.setdefault((output_index, summary_index), len(self.blocks))
+
+
+def _kept_message(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A message item as it goes back when it carries more than its text: its `phase` (`commentary` or
+    `final_answer`: OpenAI asks for it back, the model degrades without it) or `url_citation` annotations (where
+    the answer comes from); without its `logprobs` (output only: the recorded next request left them out). A
+    refusal is not kept: it goes back as the assistant's text."""
+    parts = item.get("content") or ()
+    if any(part.get("type") != "output_text" for part in parts):
+        return None
+    if not item.get("phase") and not any(part.get("annotations") for part in parts):
+        return None
+    content = [{key: value for key, value in part.items() if key != "logprobs"} for part in parts]
+    return {**item, "content": content}
+
+
+def _item_text(item: Any) -> str:
+    """The text of a message item: its `output_text` parts joined."""
+    return "".join(str(part.get("text") or "") for part in item.get("content") or ())
 
 
 def _text(text: str) -> dict[str, Any]:

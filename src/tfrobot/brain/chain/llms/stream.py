@@ -41,6 +41,9 @@ class ServerToolBlockDelta(_Delta):
     type: Literal["server_tool_block"] = "server_tool_block"
     provider: str
     block: dict[str, JsonValue]
+    text: str | None = None
+    """Set for a text item kept whole (`AssistantTextMessage.text_blocks`: a Responses message with a `phase` or
+    citations): its text, which came in text deltas just before it."""
 
 
 class ReasoningDelta(_Delta):
@@ -127,6 +130,7 @@ class MessageAssembler:
         self._text_len = 0
         self._refusal: list[str] = []
         self._server: list[ServerToolBlock] = []
+        self._texts: list[ServerToolBlock] = []
         self._reasoning: list[str] = []
         self._blocks: dict[int, dict[str, object]] = {}
         self._calls: dict[int, dict[str, str]] = {}
@@ -141,6 +145,9 @@ class MessageAssembler:
                 self._text_len += len(delta.text)
             case RefusalDelta():
                 self._refusal.append(delta.text)
+            case ServerToolBlockDelta() if delta.text is not None:
+                offset = self._text_len - len(delta.text)
+                self._texts.append(ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=offset))
             case ServerToolBlockDelta():
                 offset = self._text_len
                 if delta.block.get("type") == "text":  # a cited text block, complete: its text came just before
@@ -189,6 +196,7 @@ class MessageAssembler:
             reasoning_content="".join(self._reasoning) or reasoning_text(blocks),
             reasoning_blocks=blocks,
             server_tool_blocks=self._server,
+            text_blocks=self._texts,
             tool_calls=calls or None,
             tfl_scripts=self._scripts or None,
             finish_reason=finish.finish_reason,
