@@ -287,6 +287,8 @@ class OpenAIResponsesChat(ChatLLM):
             item = event.get("item") or {}
             if item.get("type") == "function_call":
                 yield ToolCallDelta(index=index, id=item.get("call_id"), name=item.get("name"))
+            elif item.get("type") not in _OWN_ITEMS:  # (its place among the others; its bytes come later)
+                yield ServerToolBlockDelta(provider=self.provider, block=item, index=index)
         elif kind == "response.output_item.done":
             item = event.get("item") or {}
             match item.get("type"):
@@ -300,10 +302,11 @@ class OpenAIResponsesChat(ChatLLM):
                 case "function_call":
                     pass
                 case _:
-                    yield ServerToolBlockDelta(provider=self.provider, block=item)
+                    yield ServerToolBlockDelta(provider=self.provider, block=item, index=index)
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             state.response = event.get("response") or {}
             yield from self._final_reasoning(state)
+            yield from self._final_items(state)
         elif kind == "error":
             raise ProviderUnavailableError(
                 self.provider, f"the stream failed: {event.get('message') or event.get('code') or event}"
@@ -329,6 +332,14 @@ class OpenAIResponsesChat(ChatLLM):
                 yield ReasoningBlockDelta(
                     index=block, data=item["encrypted_content"], item_id=item.get("id"), provider=self.provider
                 )
+
+    def _final_items(self, state: _StreamState) -> Iterator[StreamDelta]:
+        """Every server-side item as the final response holds it, in the place its `output_item.added` event
+        took: some have no `done` event (recorded: two of three `mcp_list_tools` items), and OpenAI encrypts a
+        `compaction` item anew for the final response (as it does reasoning), which a plain call returns."""
+        for index, item in enumerate((state.response or {}).get("output") or ()):
+            if item.get("type") not in _OWN_ITEMS:
+                yield ServerToolBlockDelta(provider=self.provider, block=item, index=index)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         response = state.response

@@ -41,6 +41,10 @@ class ServerToolBlockDelta(_Delta):
     type: Literal["server_tool_block"] = "server_tool_block"
     provider: str
     block: dict[str, JsonValue]
+    index: int | None = None
+    """The adapter's number for the block, when a later delta may bring its final bytes: a delta with an index
+    seen before replaces that block where it stands (OpenAI Responses: an item announced by `output_item.added`
+    takes the bytes of the final response, which a plain call returns)."""
     text: str | None = None
     """Set for a text item kept whole (`AssistantTextMessage.text_blocks`: a Responses message with a `phase` or
     citations): its text, which came in text deltas just before it."""
@@ -131,6 +135,7 @@ class MessageAssembler:
         self._refusal: list[str] = []
         self._server: list[ServerToolBlock] = []
         self._texts: list[ServerToolBlock] = []
+        self._server_at: dict[int, int] = {}
         self._reasoning: list[str] = []
         self._blocks: dict[int, dict[str, object]] = {}
         self._calls: dict[int, dict[str, str]] = {}
@@ -148,10 +153,18 @@ class MessageAssembler:
             case ServerToolBlockDelta() if delta.text is not None:
                 offset = self._text_len - len(delta.text)
                 self._texts.append(ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=offset))
+            case ServerToolBlockDelta() if delta.index in self._server_at:
+                at = self._server_at[delta.index]
+                kept = self._server[at]
+                self._server[at] = ServerToolBlock(
+                    provider=kept.provider, block=delta.block, text_offset=kept.text_offset
+                )
             case ServerToolBlockDelta():
                 offset = self._text_len
                 if delta.block.get("type") == "text":  # a cited text block, complete: its text came just before
                     offset -= len(str(delta.block.get("text") or ""))
+                if delta.index is not None:
+                    self._server_at[delta.index] = len(self._server)
                 self._server.append(ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=offset))
             case ReasoningDelta():
                 self._reasoning.append(delta.text)
