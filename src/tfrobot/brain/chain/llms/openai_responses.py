@@ -209,7 +209,9 @@ class OpenAIResponsesChat(ChatLLM):
                 if block.data:
                     current["encrypted_content"] = block.data
                     items.append((getattr(block, "server_offset", 0), current))
-            if block.text:
+            if block.text and getattr(block, "raw", False):
+                current.setdefault("content", []).append({"type": "reasoning_text", "text": block.text})
+            elif block.text:
                 current["summary"].append({"type": "summary_text", "text": block.text})
         return items
 
@@ -280,6 +282,13 @@ class OpenAIResponsesChat(ChatLLM):
             state.streamed.add(block)
             text = event.get("delta") or ""
             yield ReasoningBlockDelta(index=block, text=text, item_id=event.get("item_id"), provider=self.provider)
+        elif kind == "response.reasoning_text.delta":  # (raw reasoning: gpt-oss, through OpenRouter)
+            block = state.block_index(index, event.get("content_index", 0))
+            state.streamed.add(block)
+            text = event.get("delta") or ""
+            yield ReasoningBlockDelta(
+                index=block, text=text, item_id=event.get("item_id"), provider=self.provider, raw=True
+            )
         elif kind == "response.refusal.delta":
             state.refused = True
             yield RefusalDelta(text=event.get("delta") or "")
@@ -315,22 +324,28 @@ class OpenAIResponsesChat(ChatLLM):
     def _reasoning_done(self, item: dict[str, Any], index: int, state: _StreamState) -> Iterator[StreamDelta]:
         """A complete reasoning item: its summary parts not streamed yet, then its id and encrypted content on
         its first block (and its id on the others), so that the blocks equal those of the plain response."""
-        parts = item.get("summary") or [{}]
+        parts, raw = _reasoning_parts(item)
         for i, part in enumerate(parts):
             block = state.block_index(index, i)
             text = "" if block in state.streamed else part.get("text") or ""
             data = item.get("encrypted_content") if i == 0 else None
-            yield ReasoningBlockDelta(index=block, text=text, data=data, item_id=item.get("id"), provider=self.provider)
+            yield ReasoningBlockDelta(
+                index=block, text=text, data=data, item_id=item.get("id"), provider=self.provider, raw=raw
+            )
 
     def _final_reasoning(self, state: _StreamState) -> Iterator[StreamDelta]:
         """The encrypted content of each reasoning item as the final response holds it: OpenAI encrypts anew
         for that event (recorded: it differs from the item's `done` event), and the final response is the one
         a plain call returns, so the streamed message keeps the same bytes."""
         for index, item in enumerate((state.response or {}).get("output") or ()):
-            if item.get("type") == "reasoning" and item.get("encrypted_content"):
-                block = state.block_index(index, 0)
+            if item.get("type") != "reasoning":
+                continue
+            parts, raw = _reasoning_parts(item)
+            for i in range(len(parts)):  # (and its id: OpenRouter's stream names items apart from its response)
+                data = item.get("encrypted_content") if i == 0 else None
+                block = state.block_index(index, i)
                 yield ReasoningBlockDelta(
-                    index=block, data=item["encrypted_content"], item_id=item.get("id"), provider=self.provider
+                    index=block, data=data, item_id=item.get("id"), provider=self.provider, raw=raw
                 )
 
     def _final_items(self, state: _StreamState) -> Iterator[StreamDelta]:
@@ -409,7 +424,8 @@ class OpenAIResponsesChat(ChatLLM):
     def _reasoning_blocks(self, item: dict[str, Any], server_offset: int) -> list[ReasoningBlock]:
         """One block per summary part (one empty block when the summary is empty), all with the item's id and
         how many server-side items came before it, the first with its encrypted content."""
-        parts = item.get("summary") or [{}]
+        parts, raw = _reasoning_parts(item)
+        marks: dict[str, Any] = {"raw": True} if raw else {}
         return [
             ReasoningBlock(
                 text=part.get("text") or "",
@@ -417,6 +433,7 @@ class OpenAIResponsesChat(ChatLLM):
                 provider=self.provider,
                 id=item.get("id"),
                 server_offset=server_offset,
+                **marks,
             )
             for i, part in enumerate(parts)
         ]
@@ -452,6 +469,16 @@ class _StreamState:
     def block_index(self, output_index: int, summary_index: int) -> int:
         """The reasoning block of one summary part: numbered in the order they first appear."""
         return self.blocks.setdefault((output_index, summary_index), len(self.blocks))
+
+
+def _reasoning_parts(item: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """A reasoning item's parts, one block each, and whether they are raw reasoning: its summary parts, else its
+    `reasoning_text` content (the raw reasoning some models return: gpt-oss), else one empty part."""
+    summary = item.get("summary") or []
+    if summary:
+        return summary, False
+    raw = [part for part in item.get("content") or () if part.get("type") == "reasoning_text"]
+    return (raw, True) if raw else ([{}], False)
 
 
 def _kept_message(item: dict[str, Any]) -> dict[str, Any] | None:

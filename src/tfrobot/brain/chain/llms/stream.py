@@ -67,6 +67,9 @@ class ReasoningBlockDelta(_Delta):
     signature: str | None = None
     data: str | None = None
     provider: str
+    raw: bool = False
+    """The text is the model's raw reasoning, not a summary of it (OpenAI Responses: `reasoning_text` content,
+    gpt-oss), kept as the block's `raw` so that it goes back where it came from."""
     item_id: str | None = None
     """The provider's id of the item the block belongs to, kept as the block's `id` (OpenAI Responses: a
     reasoning item's summary parts are blocks of one id, replayed as that one item); such a block also keeps
@@ -185,6 +188,8 @@ class MessageAssembler:
                     block["data"] = delta.data
                 if delta.item_id is not None:
                     block["id"] = delta.item_id
+                if delta.raw:
+                    block["raw"] = True
             case ToolCallDelta():
                 call = self._calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
                 call["id"] = delta.id or call["id"]
