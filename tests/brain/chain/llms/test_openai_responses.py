@@ -392,3 +392,35 @@ def test_a_compaction_item_goes_back_where_it_came_after_the_message_before_it()
         return [item.get("role") or item["type"] for item in items]
 
     assert kinds(recorder.bodies[1]["input"]) == kinds(interactions[1]["request"]["input"])
+
+
+def test_a_cited_answer_goes_back_as_the_message_item_it_came_as() -> None:
+    """The kept citations are not for display only: the next request sends the answer back as the `message`
+    item OpenAI returned (its annotations, its id; without `logprobs`, output only), the text once."""
+    interactions = recording("openai-responses/web_search_citations")
+    chat = replay_llm(PROVIDER, Recorder(), interactions, model="gpt-5.2")
+    question = TextMessage(content="Q?")
+    reply = chat.generate(question)
+    params = chat.construct_request_params(TextMessage(content="And the second?"), [question, reply])
+    came = interactions[0]["json"]["output"][1]
+    sent = [item for item in params["input"] if item.get("role") == "assistant"]
+    assert sent == [{**came, "content": [{k: v for k, v in p.items() if k != "logprobs"} for p in came["content"]]}]
+
+
+def test_raw_reasoning_goes_back_as_the_items_content_not_as_a_summary() -> None:
+    """gpt-oss returns its raw reasoning (`reasoning_text` content, no summary): a reply that carries the item's
+    encrypted content sends that text back where it came from, the item's `content`."""
+    item = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [],
+        "content": [{"type": "reasoning_text", "text": "2+2 is 4."}],
+        "encrypted_content": "opaque",
+    }
+    body = {"id": "resp_1", "status": "completed", "model": "gpt-oss-120b", "output": [item], "usage": None}
+    chat = replay_llm(PROVIDER, Recorder(), [{"status": 200, "json": body}], model="gpt-5")
+    question = TextMessage(content="2+2?")
+    reply = chat.generate(question)
+    assert reply.reasoning_content == "2+2 is 4."
+    params = chat.construct_request_params(TextMessage(content="And 3+3?"), [question, reply])
+    assert params["input"][1] == item
