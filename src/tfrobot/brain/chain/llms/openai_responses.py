@@ -14,8 +14,9 @@ results as a user message that says whose they are (as in `openai.py`). Reasonin
 its `encrypted_content` as `data`; consecutive blocks of one id go back as that one item. Output items that
 OpenAI ran itself (web search, file search, code interpreter, MCP …) are `ServerToolBlock`s, replayed as they
 came, with the reasoning items between them where they came (`server_offset` on the blocks: the API wants
-each reasoning item followed by the item it led to). A refusal is a `refusal` content part: an
-`AssistantRefusalMessage`, sent back as the assistant's text.
+each reasoning item followed by the item it led to), and around the text where they came (`text_offset`). A
+message item with a `phase` or `url_citation` annotations is kept whole in `text_blocks` and goes back as that
+item. A refusal is a `refusal` content part: an `AssistantRefusalMessage`, sent back as the assistant's text.
 """
 
 from __future__ import annotations
