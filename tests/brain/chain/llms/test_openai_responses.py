@@ -98,6 +98,26 @@ def test_reasoning_items_go_back_byte_for_byte_with_their_encrypted_content_acro
     assert len(sent["input"]) == len(recorded["input"]) == 4
 
 
+def test_a_commentary_message_goes_back_with_its_phase_before_the_call_it_announced() -> None:
+    """gpt-5.5 narrates before a call (`phase: "commentary"` on the message, recorded): OpenAI asks callers who
+    keep the conversation themselves to send `phase` back on assistant messages (dropping it degrades the
+    model); the recorded second request did, the message item right after its reasoning item."""
+    interactions = recording("openai-responses/phase")
+    recorder = Recorder()
+    chat = replay_llm(PROVIDER, recorder, interactions, model="gpt-5.5")
+    question = TextMessage(content=interactions[0]["request"]["input"][0]["content"])
+    tools = [_tool("get_capital", {"country": {"type": "string"}})]
+
+    call = chat.generate(question, None, tools)
+    assert call.finish_reason == "tool_calls"
+    results = _results(call.tool_calls[0].id, "get_capital", "Potato City")
+    chat.generate(question, None, tools, intermediate_msgs=[call, results])
+
+    sent, recorded = recorder.bodies[1]["input"], interactions[1]["request"]["input"]
+    assert [i.get("type", "message") for i in sent] == [i.get("type", "message") for i in recorded]
+    assert sent[2].get("phase") == recorded[2]["phase"] == "commentary", sent[2]
+
+
 def test_a_streamed_reasoning_item_goes_back_as_the_final_response_holds_it() -> None:
     interactions = recording("openai-responses/reasoning_tool_stream")
     chat = replay_llm(PROVIDER, Recorder(), interactions, model="gpt-5")
@@ -339,3 +359,68 @@ def test_reasoning_items_go_back_between_the_server_side_items_where_they_came(n
     assert [item["id"] for item in sent[1:4]] == [item["id"] for item in recorded[1:4]]
     if "sse" not in interactions[0]:  # (streamed, pydantic-ai sent the item events' encryption, and no `sources`)
         assert sent[1:4] == recorded[1:4]  # both reasoning items and the search, as OpenAI sent them
+
+
+def test_the_url_citations_of_a_web_search_answer_are_kept_on_the_reply() -> None:
+    """A web search answer cites its sources as `url_citation` annotations on the text (url, title, the span
+    they support; recorded): the reply keeps them, as Anthropic's citations and Gemini's grounding are kept,
+    so a console can show where the answer comes from."""
+    interactions = recording("openai-responses/web_search_citations")
+    reply = replay_llm(PROVIDER, Recorder(), interactions, model="gpt-5.2").generate(TextMessage(content="Q?"))
+    [annotation] = interactions[0]["json"]["output"][1]["content"][0]["annotations"]
+    kept = json.loads(reply.model_dump_json())
+    assert annotation["title"] in json.dumps(kept), "the url_citation annotation is lost"
+
+
+def test_a_compaction_item_goes_back_where_it_came_after_the_message_before_it() -> None:
+    """gpt-4.1 compacted the context after its answer (output: the message, then a `compaction` item; recorded):
+    the compaction stands for everything before it, and the recorded next request sent the items in the order
+    they came, the message first. Replayed "as they came", they must keep that order."""
+    interactions = recording("openai-responses/compaction_stream")
+    recorder = Recorder()
+    extra = {"context_management": interactions[0]["request"]["context_management"]}
+    chat = replay_llm(PROVIDER, recorder, interactions, model="gpt-4.1", extra_params=extra)
+    said = interactions[0]["request"]["input"]
+    kind = {"user": TextMessage, "assistant": AssistantTextMessage}
+    history: list[BaseMessage] = [kind[item["role"]](content=item["content"]) for item in said[:-1]]
+    question = TextMessage(content=said[-1]["content"])
+    reply = chat.generate_streamed(question, history)
+    following = TextMessage(content=interactions[1]["request"]["input"][-1]["content"])
+    chat.generate_streamed(following, [*history, question, reply])
+
+    def kinds(items: list[dict[str, Any]]) -> list[str]:
+        return [item.get("role") or item["type"] for item in items]
+
+    assert kinds(recorder.bodies[1]["input"]) == kinds(interactions[1]["request"]["input"])
+
+
+def test_a_cited_answer_goes_back_as_the_message_item_it_came_as() -> None:
+    """The kept citations are not for display only: the next request sends the answer back as the `message`
+    item OpenAI returned (its annotations, its id; without `logprobs`, output only), the text once."""
+    interactions = recording("openai-responses/web_search_citations")
+    chat = replay_llm(PROVIDER, Recorder(), interactions, model="gpt-5.2")
+    question = TextMessage(content="Q?")
+    reply = chat.generate(question)
+    params = chat.construct_request_params(TextMessage(content="And the second?"), [question, reply])
+    came = interactions[0]["json"]["output"][1]
+    sent = [item for item in params["input"] if item.get("role") == "assistant"]
+    assert sent == [{**came, "content": [{k: v for k, v in p.items() if k != "logprobs"} for p in came["content"]]}]
+
+
+def test_raw_reasoning_goes_back_as_the_items_content_not_as_a_summary() -> None:
+    """gpt-oss returns its raw reasoning (`reasoning_text` content, no summary): a reply that carries the item's
+    encrypted content sends that text back where it came from, the item's `content`."""
+    item = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [],
+        "content": [{"type": "reasoning_text", "text": "2+2 is 4."}],
+        "encrypted_content": "opaque",
+    }
+    body = {"id": "resp_1", "status": "completed", "model": "gpt-oss-120b", "output": [item], "usage": None}
+    chat = replay_llm(PROVIDER, Recorder(), [{"status": 200, "json": body}], model="gpt-5")
+    question = TextMessage(content="2+2?")
+    reply = chat.generate(question)
+    assert reply.reasoning_content == "2+2 is 4."
+    params = chat.construct_request_params(TextMessage(content="And 3+3?"), [question, reply])
+    assert params["input"][1] == item

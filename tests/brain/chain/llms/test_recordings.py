@@ -173,6 +173,9 @@ IMPLIED: dict[str, Implied] = {
         "gemini-2.5-flash", "This video demonstrates", "stop", (17713, 68 + 821, 17379, 0, 821),
     ),
     "gemini/structured_output": Implied("gemini-2.0-flash", '{\n  "city": "Mexico City"', "stop", (8, 20, 0, 0, 0)),
+    "gemini/structured_output_described": Implied(
+        "gemini-2.5-flash", '{"name": "api-config", "metadata": {"author": "Alice"', "stop", (23, 183, 0, 0, 158)
+    ),
     "gemini/thought_signature": Implied(
         "gemini-2.5-pro", "", "tool_calls", (49, 12 + 136, 0, 0, 136), calls=("get_user_country",), blocks=1,
     ),
@@ -212,6 +215,20 @@ IMPLIED: dict[str, Implied] = {
     "openai-responses/native_output": Implied(
         "gpt-4o", "", "tool_calls", (66, 12, 0, 0, 0), calls=("get_user_country",),
     ),
+    "openai-responses/compaction_stream": Implied(
+        "gpt-4.1", "Deep in the cool hush of a mountain cave", "stop", (872, 1254, 0, 0, 0), server=("compaction",),
+    ),
+    "openai-responses/mcp_list_tools_stream": Implied(
+        "gpt-4.1", "Here are the available tools from each connected MCP server:", "stop", (1199, 103, 0, 0, 0),
+        server=("mcp_list_tools",) * 3,
+    ),
+    "openai-responses/reasoning_text_stream": Implied(  # (OpenRouter's Responses endpoint: raw reasoning text)
+        "openai/gpt-oss-20b", "4", "stop", (78, 37, 0, 0, 22), blocks=1, reasoning='The user asks: "What is 2+2?"',
+    ),
+    "openai-responses/phase": Implied(
+        "gpt-5.5", 'I\'ll check the capital lookup tool for "PotatoLand."', "tool_calls", (63, 72, 0, 0, 29),
+        calls=("get_capital",), blocks=1,
+    ),
     "openai-responses/prompt_cache": Implied("gpt-5.6-sol", "OK", "stop", (4020, 5, 0, 4012, 0)),
     "openai-responses/reasoning_summary_stream": Implied(
         "o3-mini", "I'm not a road safety professional", "stop", (13, 1680, 0, 0, 1408), blocks=4,
@@ -223,6 +240,10 @@ IMPLIED: dict[str, Implied] = {
     ),
     "openai-responses/reasoning_tool_stream": Implied(
         "gpt-5", "", "tool_calls", (53, 469, 0, 0, 448), calls=("final_result",), blocks=1,
+    ),
+    "openai-responses/web_search_citations": Implied(
+        "gpt-5.2", "The tallest mountain in Alberta is **Mount Columbia**", "stop", (8530, 98, 0, 0, 49),
+        server=("web_search_call",),
     ),
     "openai-responses/web_search": Implied(
         "gpt-5", "Today (Tuesday, September 16, 2025) in San Francisco", "stop", (9299, 577, 8448, 0, 512),

@@ -144,3 +144,25 @@ def test_a_refusal_is_an_error_that_keeps_what_the_model_said() -> None:
 def test_a_provider_without_structured_output_says_which_ones_have_it() -> None:
     with pytest.raises(LLMError, match=r"cannot constrain its replies to a JSON schema.*Fix: use openai"):
         structured_options(ScriptedChat(), OutputSchema.of(CityLocation))
+
+
+class ConfigResponse(BaseModel):
+    """A response with configuration metadata."""
+
+    name: str
+    metadata: dict[str, str]
+
+
+def test_gemini_is_told_what_the_output_is_by_the_models_docstring_as_recorded() -> None:
+    """The output model's docstring is the only place that says what the whole answer is: OpenAI gets it as the
+    format's `description`; Gemini takes no such field, so it must stay in the schema, where the recorded
+    request (which Gemini answered as asked) carried it."""
+    recorder = Recorder()
+    interactions = recording("gemini/structured_output_described")
+    chat = replay_llm("gemini", recorder, interactions, model="gemini-2.5-flash")
+    question = TextMessage(content=interactions[0]["request"]["contents"][0]["parts"][0]["text"])
+    reply = generate_structured(chat, ConfigResponse, question)
+    assert reply.output == ConfigResponse(name="api-config", metadata={"author": "Alice", "version": "1.0"})
+    recorded = interactions[0]["request"]["generationConfig"]["responseJsonSchema"]
+    sent = recorder.bodies[0]["generationConfig"]["responseJsonSchema"]
+    assert sent.get("description") == recorded["description"] == "A response with configuration metadata."

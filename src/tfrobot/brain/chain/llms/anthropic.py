@@ -321,7 +321,7 @@ class AnthropicChat(ChatLLM):
 
     def response_format(self, output: OutputSchema) -> dict[str, Any]:
         """Anthropic's native structured output (`output_config.format`), which wants every object closed."""
-        return {"output_config": {"format": {"type": "json_schema", "schema": output.closed}}}
+        return {"output_config": {"format": {"type": "json_schema", "schema": output.described(output.closed)}}}
 
     # ----------------------------------------------------------------------------------- calls
     def _send(self, params: dict[str, Any]) -> Any:

@@ -226,7 +226,7 @@ class GeminiChat(ChatLLM):
     def response_format(self, output: OutputSchema) -> dict[str, Any]:
         """JSON Schema as it is (`response_json_schema`: `$defs`, `anyOf` …), not the OpenAPI subset of
         `response_schema`, which would refuse many Pydantic models."""
-        return {"response_mime_type": "application/json", "response_json_schema": output.schema}
+        return {"response_mime_type": "application/json", "response_json_schema": output.described(output.schema)}
 
     # ----------------------------------------------------------------------------------- calls
     def _make_client(self, sdk: Any, is_async: bool) -> Any:

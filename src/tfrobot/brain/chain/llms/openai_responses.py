@@ -14,8 +14,9 @@ results as a user message that says whose they are (as in `openai.py`). Reasonin
 its `encrypted_content` as `data`; consecutive blocks of one id go back as that one item. Output items that
 OpenAI ran itself (web search, file search, code interpreter, MCP …) are `ServerToolBlock`s, replayed as they
 came, with the reasoning items between them where they came (`server_offset` on the blocks: the API wants
-each reasoning item followed by the item it led to). A refusal is a `refusal` content part: an
-`AssistantRefusalMessage`, sent back as the assistant's text.
+each reasoning item followed by the item it led to), and around the text where they came (`text_offset`). A
+message item with a `phase` or `url_citation` annotations is kept whole in `text_blocks` and goes back as that
+item. A refusal is a `refusal` content part: an `AssistantRefusalMessage`, sent back as the assistant's text.
 """
 
 from __future__ import annotations
@@ -155,25 +156,44 @@ class OpenAIResponsesChat(ChatLLM):
         return True
 
     def _assistant(self, msg: LLMAssistantMessage, names: ToolNames, out: list[dict[str, Any]]) -> None:
-        """The assistant's items: its own reasoning items, its own server-side items, its text, its calls."""
+        """The assistant's items in the order they came: its reasoning items and its own server-side items, its
+        text cut where a server-side item came within or after it (`text_offset`: a compaction item that came
+        after the message stands for it, so it must follow it), then its calls."""
         reasoning = self._reasoning_items(msg.reasoning_blocks) if msg.reasoning_blocks else []
+        text = (msg.content if msg.refusal is None else assistant_text(msg)) or ""
+        done = said = 0
         if msg.server_tool_blocks:  # between this provider's server-side items, where they came
-            done = 0
             own = (server for server in msg.server_tool_blocks if server.provider == self.provider)
             for count, server in enumerate(own):
                 while done < len(reasoning) and reasoning[done][0] <= count:
                     out.append(reasoning[done][1])
                     done += 1
+                cut = min(server.text_offset, len(text))
+                if cut > said:
+                    out += self._said(text, said, cut, msg.text_blocks)
+                    said = cut
                 out.append(dict(server.block))
-            reasoning = reasoning[done:]
-        out += [item for _, item in reasoning]
-        text = msg.content if msg.refusal is None else assistant_text(msg)
-        if text:
-            out.append({"role": "assistant", "content": text})
+        out += [item for _, item in reasoning[done:]]
+        if text[said:]:
+            out += self._said(text, said, len(text), msg.text_blocks)
         for call in msg.tool_calls:
             out.append(
                 {"type": "function_call", "call_id": call.id, "name": names[call.name], "arguments": call.arguments}
             )
+
+    def _said(self, text: str, start: int, end: int, kept: Sequence[ServerToolBlock]) -> Iterator[dict[str, Any]]:
+        """The assistant's text from `start` to `end`: the message items kept whole there (their `phase`, their
+        citations) as they came, the rest as plain assistant messages."""
+        at = start
+        for block in kept:
+            if block.provider != self.provider or not start <= block.text_offset < end:
+                continue
+            if block.text_offset > at:
+                yield {"role": "assistant", "content": text[at : block.text_offset]}
+            yield dict(block.block)
+            at = block.text_offset + len(_item_text(block.block))
+        if end > at:
+            yield {"role": "assistant", "content": text[at:end]}
 
     def _reasoning_items(self, blocks: list[ReasoningBlock]) -> list[tuple[int, dict[str, Any]]]:
         """This provider's reasoning blocks as the items they came as (one item per `id`, its summary parts in
@@ -190,7 +210,9 @@ class OpenAIResponsesChat(ChatLLM):
                 if block.data:
                     current["encrypted_content"] = block.data
                     items.append((getattr(block, "server_offset", 0), current))
-            if block.text:
+            if block.text and getattr(block, "raw", False):
+                current.setdefault("content", []).append({"type": "reasoning_text", "text": block.text})
+            elif block.text:
                 current["summary"].append({"type": "summary_text", "text": block.text})
         return items
 
@@ -261,6 +283,13 @@ class OpenAIResponsesChat(ChatLLM):
             state.streamed.add(block)
             text = event.get("delta") or ""
             yield ReasoningBlockDelta(index=block, text=text, item_id=event.get("item_id"), provider=self.provider)
+        elif kind == "response.reasoning_text.delta":  # (raw reasoning: gpt-oss, through OpenRouter)
+            block = state.block_index(index, event.get("content_index", 0))
+            state.streamed.add(block)
+            text = event.get("delta") or ""
+            yield ReasoningBlockDelta(
+                index=block, text=text, item_id=event.get("item_id"), provider=self.provider, raw=True
+            )
         elif kind == "response.refusal.delta":
             state.refused = True
             yield RefusalDelta(text=event.get("delta") or "")
@@ -268,6 +297,8 @@ class OpenAIResponsesChat(ChatLLM):
             item = event.get("item") or {}
             if item.get("type") == "function_call":
                 yield ToolCallDelta(index=index, id=item.get("call_id"), name=item.get("name"))
+            elif item.get("type") not in _OWN_ITEMS:  # (its place among the others; its bytes come later)
+                yield ServerToolBlockDelta(provider=self.provider, block=item, index=index)
         elif kind == "response.output_item.done":
             item = event.get("item") or {}
             match item.get("type"):
@@ -275,13 +306,17 @@ class OpenAIResponsesChat(ChatLLM):
                     yield from self._reasoning_done(item, index, state)
                 case "message":
                     state.refused = state.refused or any(p.get("type") == "refusal" for p in item.get("content") or ())
+                    kept = _kept_message(item)
+                    if kept is not None:
+                        yield ServerToolBlockDelta(provider=self.provider, block=kept, text=_item_text(kept))
                 case "function_call":
                     pass
                 case _:
-                    yield ServerToolBlockDelta(provider=self.provider, block=item)
+                    yield ServerToolBlockDelta(provider=self.provider, block=item, index=index)
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             state.response = event.get("response") or {}
             yield from self._final_reasoning(state)
+            yield from self._final_items(state)
         elif kind == "error":
             raise ProviderUnavailableError(
                 self.provider, f"the stream failed: {event.get('message') or event.get('code') or event}"
@@ -290,23 +325,37 @@ class OpenAIResponsesChat(ChatLLM):
     def _reasoning_done(self, item: dict[str, Any], index: int, state: _StreamState) -> Iterator[StreamDelta]:
         """A complete reasoning item: its summary parts not streamed yet, then its id and encrypted content on
         its first block (and its id on the others), so that the blocks equal those of the plain response."""
-        parts = item.get("summary") or [{}]
+        parts, raw = _reasoning_parts(item)
         for i, part in enumerate(parts):
             block = state.block_index(index, i)
             text = "" if block in state.streamed else part.get("text") or ""
             data = item.get("encrypted_content") if i == 0 else None
-            yield ReasoningBlockDelta(index=block, text=text, data=data, item_id=item.get("id"), provider=self.provider)
+            yield ReasoningBlockDelta(
+                index=block, text=text, data=data, item_id=item.get("id"), provider=self.provider, raw=raw
+            )
 
     def _final_reasoning(self, state: _StreamState) -> Iterator[StreamDelta]:
         """The encrypted content of each reasoning item as the final response holds it: OpenAI encrypts anew
         for that event (recorded: it differs from the item's `done` event), and the final response is the one
         a plain call returns, so the streamed message keeps the same bytes."""
         for index, item in enumerate((state.response or {}).get("output") or ()):
-            if item.get("type") == "reasoning" and item.get("encrypted_content"):
-                block = state.block_index(index, 0)
+            if item.get("type") != "reasoning":
+                continue
+            parts, raw = _reasoning_parts(item)
+            for i in range(len(parts)):  # (and its id: OpenRouter's stream names items apart from its response)
+                data = item.get("encrypted_content") if i == 0 else None
+                block = state.block_index(index, i)
                 yield ReasoningBlockDelta(
-                    index=block, data=item["encrypted_content"], item_id=item.get("id"), provider=self.provider
+                    index=block, data=data, item_id=item.get("id"), provider=self.provider, raw=raw
                 )
+
+    def _final_items(self, state: _StreamState) -> Iterator[StreamDelta]:
+        """Every server-side item as the final response holds it, in the place its `output_item.added` event
+        took: some have no `done` event (recorded: two of three `mcp_list_tools` items), and OpenAI encrypts a
+        `compaction` item anew for the final response (as it does reasoning), which a plain call returns."""
+        for index, item in enumerate((state.response or {}).get("output") or ()):
+            if item.get("type") not in _OWN_ITEMS:
+                yield ServerToolBlockDelta(provider=self.provider, block=item, index=index)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         response = state.response
@@ -330,10 +379,14 @@ class OpenAIResponsesChat(ChatLLM):
         refusal: list[str] = []
         blocks: list[ReasoningBlock] = []
         server: list[ServerToolBlock] = []
+        texts: list[ServerToolBlock] = []
         calls: list[ToolCall] = []
         for item in data.get("output") or ():
             match item.get("type"):
                 case "message":
+                    kept = _kept_message(item)
+                    if kept is not None:
+                        texts.append(ServerToolBlock(provider=self.provider, block=kept, text_offset=text_len))
                     for part in item.get("content") or ():
                         if part.get("type") == "refusal":
                             refusal.append(part.get("refusal") or "")
@@ -355,6 +408,7 @@ class OpenAIResponsesChat(ChatLLM):
             reasoning_content=reasoning_text(blocks),
             reasoning_blocks=blocks,
             server_tool_blocks=server,
+            text_blocks=texts,
             tool_calls=calls or None,
             finish_reason=_finish_reason(data, refused is not None, bool(calls)),
             usage=self._usage(data.get("usage")),
@@ -371,7 +425,8 @@ class OpenAIResponsesChat(ChatLLM):
     def _reasoning_blocks(self, item: dict[str, Any], server_offset: int) -> list[ReasoningBlock]:
         """One block per summary part (one empty block when the summary is empty), all with the item's id and
         how many server-side items came before it, the first with its encrypted content."""
-        parts = item.get("summary") or [{}]
+        parts, raw = _reasoning_parts(item)
+        marks: dict[str, Any] = {"raw": True} if raw else {}
         return [
             ReasoningBlock(
                 text=part.get("text") or "",
@@ -379,6 +434,7 @@ class OpenAIResponsesChat(ChatLLM):
                 provider=self.provider,
                 id=item.get("id"),
                 server_offset=server_offset,
+                **marks,
             )
             for i, part in enumerate(parts)
         ]
@@ -414,6 +470,35 @@ class _StreamState:
     def block_index(self, output_index: int, summary_index: int) -> int:
         """The reasoning block of one summary part: numbered in the order they first appear."""
         return self.blocks.setdefault((output_index, summary_index), len(self.blocks))
+
+
+def _reasoning_parts(item: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """A reasoning item's parts, one block each, and whether they are raw reasoning: its summary parts, else its
+    `reasoning_text` content (the raw reasoning some models return: gpt-oss), else one empty part."""
+    summary = item.get("summary") or []
+    if summary:
+        return summary, False
+    raw = [part for part in item.get("content") or () if part.get("type") == "reasoning_text"]
+    return (raw, True) if raw else ([{}], False)
+
+
+def _kept_message(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A message item as it goes back when it carries more than its text: its `phase` (`commentary` or
+    `final_answer`: OpenAI asks for it back, the model degrades without it) or `url_citation` annotations (where
+    the answer comes from); without its `logprobs` (output only: the recorded next request left them out). A
+    refusal is not kept: it goes back as the assistant's text."""
+    parts = item.get("content") or ()
+    if any(part.get("type") != "output_text" for part in parts):
+        return None
+    if not item.get("phase") and not any(part.get("annotations") for part in parts):
+        return None
+    content = [{key: value for key, value in part.items() if key != "logprobs"} for part in parts]
+    return {**item, "content": content}
+
+
+def _item_text(item: Any) -> str:
+    """The text of a message item: its `output_text` parts joined."""
+    return "".join(str(part.get("text") or "") for part in item.get("content") or ())
 
 
 def _text(text: str) -> dict[str, Any]:

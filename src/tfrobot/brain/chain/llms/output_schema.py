@@ -32,6 +32,12 @@ class OutputSchema:
     """Whether OpenAI's strict mode can take `closed` (every property of every object required)."""
     description: str | None = None
 
+    def described(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """`schema` (`schema` or `closed`) with the model's docstring back as its `description`, for the APIs
+        whose format has no field of its own for it (Gemini, Anthropic): it is the only place that says what the
+        whole answer is."""
+        return {**schema, "description": self.description} if self.description else schema
+
     @classmethod
     def of(cls, model: type[BaseModel], name: str | None = None) -> OutputSchema:
         """The output schema of `model` (its class name, or `name`; its docstring as the description)."""

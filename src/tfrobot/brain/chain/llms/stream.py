@@ -41,6 +41,13 @@ class ServerToolBlockDelta(_Delta):
     type: Literal["server_tool_block"] = "server_tool_block"
     provider: str
     block: dict[str, JsonValue]
+    index: int | None = None
+    """The adapter's number for the block, when a later delta may bring its final bytes: a delta with an index
+    seen before replaces that block where it stands (OpenAI Responses: an item announced by `output_item.added`
+    takes the bytes of the final response, which a plain call returns)."""
+    text: str | None = None
+    """Set for a text item kept whole (`AssistantTextMessage.text_blocks`: a Responses message with a `phase` or
+    citations): its text, which came in text deltas just before it."""
 
 
 class ReasoningDelta(_Delta):
@@ -60,6 +67,9 @@ class ReasoningBlockDelta(_Delta):
     signature: str | None = None
     data: str | None = None
     provider: str
+    raw: bool = False
+    """The text is the model's raw reasoning, not a summary of it (OpenAI Responses: `reasoning_text` content,
+    gpt-oss), kept as the block's `raw` so that it goes back where it came from."""
     item_id: str | None = None
     """The provider's id of the item the block belongs to, kept as the block's `id` (OpenAI Responses: a
     reasoning item's summary parts are blocks of one id, replayed as that one item); such a block also keeps
@@ -127,6 +137,8 @@ class MessageAssembler:
         self._text_len = 0
         self._refusal: list[str] = []
         self._server: list[ServerToolBlock] = []
+        self._texts: list[ServerToolBlock] = []
+        self._server_at: dict[int, int] = {}
         self._reasoning: list[str] = []
         self._blocks: dict[int, dict[str, object]] = {}
         self._calls: dict[int, dict[str, str]] = {}
@@ -141,10 +153,21 @@ class MessageAssembler:
                 self._text_len += len(delta.text)
             case RefusalDelta():
                 self._refusal.append(delta.text)
+            case ServerToolBlockDelta() if delta.text is not None:
+                offset = self._text_len - len(delta.text)
+                self._texts.append(ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=offset))
+            case ServerToolBlockDelta() if delta.index in self._server_at:
+                at = self._server_at[delta.index]
+                kept = self._server[at]
+                self._server[at] = ServerToolBlock(
+                    provider=kept.provider, block=delta.block, text_offset=kept.text_offset
+                )
             case ServerToolBlockDelta():
                 offset = self._text_len
                 if delta.block.get("type") == "text":  # a cited text block, complete: its text came just before
                     offset -= len(str(delta.block.get("text") or ""))
+                if delta.index is not None:
+                    self._server_at[delta.index] = len(self._server)
                 self._server.append(ServerToolBlock(provider=delta.provider, block=delta.block, text_offset=offset))
             case ReasoningDelta():
                 self._reasoning.append(delta.text)
@@ -165,6 +188,8 @@ class MessageAssembler:
                     block["data"] = delta.data
                 if delta.item_id is not None:
                     block["id"] = delta.item_id
+                if delta.raw:
+                    block["raw"] = True
             case ToolCallDelta():
                 call = self._calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
                 call["id"] = delta.id or call["id"]
@@ -189,6 +214,7 @@ class MessageAssembler:
             reasoning_content="".join(self._reasoning) or reasoning_text(blocks),
             reasoning_blocks=blocks,
             server_tool_blocks=self._server,
+            text_blocks=self._texts,
             tool_calls=calls or None,
             tfl_scripts=self._scripts or None,
             finish_reason=finish.finish_reason,

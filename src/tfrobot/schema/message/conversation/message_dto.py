@@ -258,6 +258,13 @@ class AssistantTextMessage(AssistantMessage):
         description="Tool calls and results the provider executed on its side (web search, code execution, MCP), "
         "kept for replay to that provider; never executed by us.",
     )
+    text_blocks: list[ServerToolBlock] = Field(
+        default_factory=list,
+        exclude_if=IS_EMPTY,  # (came later: a reply without any is stored as before)
+        description="The provider's text items kept whole where they carry more than their text (a Responses "
+        "message's `phase`, its `url_citation` annotations), each where its text starts in `content` (which holds "
+        "it too), replayed to that provider as it came.",
+    )
     finish_reason: str | None = Field(
         default=None, exclude_if=IS_NONE, description="Why generation stopped, normalized."
     )
@@ -289,7 +296,8 @@ class AssistantTextMessage(AssistantMessage):
                 if script not in content:
                     content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
         calls, blocks, server = fields["tool_calls"], fields["reasoning_blocks"], fields["server_tool_blocks"]
-        if server:
+        texts = fields["text_blocks"]
+        if server or texts:
             return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model, refusal, …
                 content or None,
                 list(calls) if calls else [],
@@ -298,6 +306,7 @@ class AssistantTextMessage(AssistantMessage):
                 fields["model"],
                 None,
                 tuple(server),
+                tuple(texts),
             )
         return LLMAssistantMessage(  # (the usual reply: the fields after `model` keep their defaults)
             content or None,

@@ -107,6 +107,8 @@ class LLMAssistantMessage(BaseLLMMessage):
     ] = None
     refusal: Annotated[str | None, Field(description="What the model said when it refused to answer.")] = None
     server_tool_blocks: tuple[ServerToolBlock, ...] = ()  # (a tuple: no default factory to run per message)
+    text_blocks: tuple[ServerToolBlock, ...] = ()
+    """The provider's text items kept whole (`AssistantTextMessage.text_blocks`), replayed to that provider."""
 
 
 @dataclass(slots=True)
