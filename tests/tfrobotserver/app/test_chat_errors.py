@@ -60,9 +60,14 @@ TIMEOUT = 0.3
 QUESTION = "weather in Paris?"
 
 
+NOT_IN_THE_FAKE = {"openai-responses"}
+"""Providers the fake does not speak yet (issue 14 leaves it open): the Responses API's failures are replayed from
+recorded traffic through its SDK in tests/brain/chain/llms/test_openai_responses.py instead."""
+
+
 def test_every_registered_provider_is_covered() -> None:
     shipped = {name for name, cls in providers().items() if cls.__module__.startswith("tfrobot.")}
-    assert shipped - {"scripted"} == set(PROVIDERS)  # a new provider must be added to the fake
+    assert shipped - {"scripted"} - NOT_IN_THE_FAKE == set(PROVIDERS)  # a new provider must be added to the fake
     assert set(EXPECTED) == {*FAULTS, "refused"}
 
 

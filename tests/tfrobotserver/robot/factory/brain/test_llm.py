@@ -225,6 +225,10 @@ def test_the_provider_is_one_of_the_registered_ones_in_the_schema() -> None:
     """A console shows the provider as a select of the registered providers (still optional)."""
     provider = LLMComponent.tfs_bound_actions()["aset_llm"].params_schema["properties"]["provider"]
     branches = {b.get("type"): b for b in provider["anyOf"]}
-    assert branches["string"]["enum"] == sorted(providers())
+    enum = branches["string"]["enum"]
+    shipped = {name for name, cls in providers().items() if cls.__module__.startswith("tfrobot.")}
+    # the registry as the schema was made: tests may register providers of their own after that
+    assert enum == sorted(enum)
+    assert shipped <= set(enum) <= set(providers())
     assert {"scripted", "openai"} <= set(branches["string"]["enum"])
     assert branches["null"] == {"type": "null"}
