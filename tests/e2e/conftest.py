@@ -150,21 +150,30 @@ def calls() -> Calls:
     return Calls()
 
 
-@pytest.fixture
-def page(browser: Browser, server: str, calls: Calls) -> Iterator[Page]:
-    """A fresh browser context on the server holding its local secret (as the console keeps the one of its
-    link), recording action calls and failing on page errors and on anything the CSP blocked."""
-    context = browser.new_context(base_url=server, viewport={"width": 1400, "height": 900})
+@contextmanager
+def console_page(browser: Browser, url: str, calls: Calls | None = None, timeout: float = 15_000) -> Iterator[Page]:
+    """A fresh browser context on the server at `url` holding its local secret (as the console keeps the one
+    of its link), recording action calls when given `calls`, failing on page errors and on anything the CSP
+    blocked."""
+    context = browser.new_context(base_url=url, viewport={"width": 1400, "height": 900})
     context.add_init_script(f"sessionStorage.setItem('tfrobot.token', {json.dumps(LOCAL_TOKEN)})")
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
-    pg.on("request", calls.record)
-    pg.set_default_timeout(15_000)
+    if calls is not None:
+        pg.on("request", calls.record)
+    pg.set_default_timeout(timeout)
     yield pg
     context.close()
     assert not errors, f"errors in the page: {errors}"
+
+
+@pytest.fixture
+def page(browser: Browser, server: str, calls: Calls) -> Iterator[Page]:
+    """The console on the shared e2e server (`console_page`)."""
+    with console_page(browser, server, calls) as pg:
+        yield pg
 
 
 def shot(page: Page, name: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import LOCAL_TOKEN, _serve, shot
+from tests.e2e.conftest import LOCAL_TOKEN, _serve, console_page, shot
 
 REFUSED = {
     "error": {
@@ -103,15 +103,8 @@ def failed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
 
 @pytest.fixture
 def fpage(browser: Browser, failed_server: tuple[str, str]) -> Iterator[Page]:
-    context = browser.new_context(base_url=failed_server[0], viewport={"width": 1400, "height": 900})
-    context.add_init_script(f"sessionStorage.setItem('tfrobot.token', {json.dumps(LOCAL_TOKEN)})")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.set_default_timeout(20_000)
-    yield page
-    context.close()
-    assert not errors, f"errors in the page: {errors}"
+    with console_page(browser, failed_server[0], timeout=20_000) as page:
+        yield page
 
 
 @pytest.mark.xfail(

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import LOCAL_TOKEN, _serve, record_perf, shot
+from tests.e2e.conftest import LOCAL_TOKEN, _serve, console_page, record_perf, shot
 from tfrobot.brain.memory import DATA_FILE, SQLMessageStore
 from tfrobot.schema.message import (
     TRACE_META_KEY,
@@ -142,15 +142,8 @@ def traces_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
 
 @pytest.fixture
 def tpage(browser: Browser, traces_server: tuple[str, str]) -> Iterator[Page]:
-    context = browser.new_context(base_url=traces_server[0], viewport={"width": 1400, "height": 900})
-    context.add_init_script(f"sessionStorage.setItem('tfrobot.token', {json.dumps(LOCAL_TOKEN)})")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.set_default_timeout(20_000)
-    yield page
-    context.close()
-    assert not errors, f"errors in the page: {errors}"
+    with console_page(browser, traces_server[0], timeout=20_000) as page:
+        yield page
 
 
 def _ms_since(t0: float) -> float:
