@@ -48,9 +48,10 @@ chromium: $(CHROMIUM) ## Install Debian's Chromium for the browser tests (root; 
 run: $(STAMP) $(CONSOLE) ## Start TFRobotServer with the demo robot (prints the URL; `tfrobot demo` for the message demo)
 	$(BIN)/tfrobot serve
 
-lint: $(STAMP) ## ruff check + format check
+lint: $(STAMP) ## ruff check + format check + the layer contracts (lint-imports, [tool.importlinter])
 	$(BIN)/ruff check src tests $(wildcard bench)
 	$(BIN)/ruff format --check src tests $(wildcard bench)
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP) ## mypy --strict on src/
 	$(BIN)/mypy --strict src
