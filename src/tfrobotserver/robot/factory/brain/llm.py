@@ -28,10 +28,11 @@ from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import STEP_PREPARER, TURN_PREPARER, Injected, Principal
 from tfrobotserver.dtos.base import HttpModel
+from tfrobotserver.dtos.factory.config import ConfigUpdate
 from tfrobotserver.redaction import redact, redact_text
 from tfrobotserver.robot.factory.brain.conversations import no_nul
 from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
-from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
+from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.robot.problems import validation_problems
 from tfrobotserver.robot.tools import import_object
 from tfrobotserver.robot.turn import StepPreparer, TurnPreparer
