@@ -56,8 +56,8 @@ lint: $(STAMP) ## ruff check + format check + the layer contracts (lint-imports,
 typecheck: $(STAMP) ## mypy --strict on src/
 	$(BIN)/mypy --strict src
 
-pytest: $(STAMP) $(CONSOLE) ## The test suite only (tests/e2e needs the console build and Chromium)
-	$(BIN)/pytest -q
+pytest: $(STAMP) $(CONSOLE) ## The test suite with line and branch coverage and its floor ([tool.coverage]; e2e needs Chromium)
+	$(BIN)/pytest -q --cov=tfrobot --cov=tfrobotserver --cov-branch
 
 test: lint typecheck webcheck web chromium pytest ## Everything CI runs (Python and console, e2e in Chromium)
 
