@@ -30,7 +30,7 @@ BLOCKS = [
 
 
 def test_pages_with_their_own_test_are_left_to_it() -> None:
-    assert OWN_TEST == {"providers", "telemetry", "tfl"}
+    assert {"providers", "telemetry", "tfl"} == OWN_TEST
 
 
 def test_the_readme_and_the_topic_pages_have_examples() -> None:

@@ -24,7 +24,8 @@ SERVER_DOC = Path(__file__).resolve().parents[3] / "docs" / "server.md"
 
 def doc_configs() -> list[dict[str, Any]]:
     """The `mcpServers` entries of docs/server.md's MCP section, in order (stdio, then HTTP)."""
-    text = SERVER_DOC.read_text(encoding="utf-8").split("## MCP: a robot in any MCP client\n", 1)[1].split("\n## ", 1)[0]
+    text = SERVER_DOC.read_text(encoding="utf-8").split("## MCP: a robot in any MCP client\n", 1)[1]
+    text = text.split("\n## ", 1)[0]
     blocks = [b.split("```", 1)[0] for b in text.split("```json\n")[1:]]
     return [json.loads(b)["mcpServers"]["tfrobot-demo"] for b in blocks]
 

@@ -20,7 +20,7 @@ from tfrobotserver.actions.alias import READ_OPS
 from tfrobotserver.mcp import MCP_PATH, resource_uri
 from tfrobotserver.mcp.resources import RESOURCE_NOT_FOUND
 
-from .conftest import endpoint, http_session, doc_configs
+from .conftest import doc_configs, endpoint, http_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
