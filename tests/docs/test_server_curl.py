@@ -1,5 +1,5 @@
-"""The curl examples of docs/server.md and docs/components.md run against the real app and succeed, and the
-robot files those pages and docs/robots.md show are ones the server takes."""
+"""The curl examples of docs/server.md, docs/components.md and the README's API section run against the real
+app and succeed, and the robot files those pages and docs/robots.md show are ones the server takes."""
 
 from __future__ import annotations
 
@@ -18,25 +18,31 @@ from tfrobotserver.cli import LOCAL_TOKEN_FILE
 from tfrobotserver.robot.demo import build_demo_robot
 from tfrobotserver.robot.tools import MCPTools
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 SECRET = "docs-local-secret-0123456789"
 """What `$TOKEN` stands for: the examples run against a server in local mode, as `make run` starts it."""
 
 
 def page(name: str) -> str:
-    return (DOCS / f"{name}.md").read_text(encoding="utf-8")
+    """A docs page by its name; `README` is the repository's README."""
+    path = ROOT / "README.md" if name == "README" else DOCS / f"{name}.md"
+    return path.read_text(encoding="utf-8")
 
 
 def section(name: str, title: str) -> str:
     return page(name).split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
-def curl_commands(name: str = "server") -> list[list[str]]:
-    """The commands of the page's first bash block that runs curl."""
-    block = next(b for b in page(name).split("```bash")[1:] if "curl" in b.split("```", 1)[0])
+def curl_commands(text: str) -> list[list[str]]:
+    """The commands of the text's first bash block that runs curl."""
+    block = next(b for b in text.split("```bash")[1:] if "curl" in b.split("```", 1)[0])
     block = block.split("```", 1)[0]
     joined = re.sub(r"\\\n\s*", " ", block)
     return [shlex.split(line, comments=True) for line in joined.splitlines() if line.strip().startswith("curl")]
+
+
+README_API = section("README", "Every component is an API")
 
 
 @pytest.fixture
@@ -47,12 +53,15 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def test_the_pages_have_curl_examples() -> None:
-    assert len(curl_commands()) >= 4
-    assert len(curl_commands("components")) >= 4
+    assert len(curl_commands(page("server"))) >= 4
+    assert len(curl_commands(page("components"))) >= 4
+    assert len(curl_commands(README_API)) >= 2
     assert f"TOKEN=$(cat ~/.local/share/tfrobot/{LOCAL_TOKEN_FILE})" in page("server")
 
 
-@pytest.mark.parametrize("argv", curl_commands() + curl_commands("components"))
+@pytest.mark.parametrize(
+    "argv", curl_commands(page("server")) + curl_commands(page("components")) + curl_commands(README_API)
+)
 def test_curl_example(client: TestClient, argv: list[str]) -> None:
     method, url, headers, body = "GET", "", {}, None
     args = iter(argv[1:])
