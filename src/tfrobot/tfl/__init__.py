@@ -4,7 +4,7 @@ interpreter runs them against registered tools and reports a `ConsoleResult` (ro
     from tfrobot.tfl import TFLInterpreter
     console = TFLInterpreter({"search": search}).run('hits = search(query="cats")\\nprint(len(hits))')
 
-The grammar is `grammar.lark` in this package; the README's "TFL" section documents the language.
+The grammar is `grammar.lark` in this package; docs/tfl.md documents the language.
 """
 
 from __future__ import annotations
