@@ -14,7 +14,7 @@ from tfrobot.tfl.errors import ErrorKind, TFLError, TFLScriptError
 from tfrobot.tfl.interpreter import TFLInterpreter, seconds_of
 from tfrobot.tfl.limits import TFLLimits
 from tfrobot.tfl.parser import grammar_text, parse
-from tfrobot.tfl.tools import CallableToolRegistry, TFLToolRegistry, TFLToolSignature
+from tfrobot.tfl.tool_registry import CallableToolRegistry, TFLToolRegistry, TFLToolSignature
 from tfrobot.tfl.values import ToolResult
 
 __all__ = [

@@ -34,7 +34,7 @@ from tfrobot.tfl.nodes import (
     Var,
 )
 from tfrobot.tfl.parser import KEYWORDS, RESERVED
-from tfrobot.tfl.tools import TFLToolRegistry
+from tfrobot.tfl.tool_registry import TFLToolRegistry
 from tfrobot.tfl.values import fail
 
 __all__ = ["BUILTINS", "MAX_REPORTED_ERRORS", "check", "children", "shown", "suggest", "tool_name_problem"]

@@ -18,7 +18,7 @@ from tfrobot.schema.types import AttributeValue
 from tfrobot.tfl.errors import TFLError
 from tfrobot.tfl.limits import TFLLimits
 from tfrobot.tfl.nodes import Span
-from tfrobot.tfl.tools import TFLToolRegistry
+from tfrobot.tfl.tool_registry import TFLToolRegistry
 from tfrobot.tfl.values import Budget, fail, render, render_prefix
 
 __all__ = ["RunState"]
