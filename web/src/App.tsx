@@ -23,7 +23,7 @@ import { navigate, routeHash, useRoute } from "./route";
 import { ChatView, useChatAvailable } from "./views/ChatView";
 import { ConfigView } from "./views/ConfigView";
 import { TraceView } from "./views/TraceView";
-import { ComponentProvider, actionTitle } from "./views/context";
+import { ComponentProvider, actionTitle } from "./components/context";
 import { viewFor } from "./views/registry";
 
 function errorText(err: unknown): string {

@@ -12,7 +12,7 @@ import { useState } from "react";
 
 import { api } from "../api/client";
 import { toText } from "../components/format";
-import { useComponent } from "./context";
+import { useComponent } from "../components/context";
 
 interface FieldProvenance {
   field: string;

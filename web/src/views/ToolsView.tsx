@@ -13,7 +13,7 @@ import type { ActionInfo } from "../api/client";
 import { safeImageSrc, toText } from "../components/format";
 import { FieldRenderer } from "../components/SchemaForm";
 import { type Schema, fieldsOf, titleOf } from "../protocol/schema";
-import { queryKey, useComponent } from "./context";
+import { queryKey, useComponent } from "../components/context";
 
 export interface ToolRow {
   name: string;
