@@ -9,8 +9,9 @@ could shadow a get_list); the class that combines them re-decorates the name to 
 
 `bind_actions` turns each declaration into a `BoundAction` for one concrete class: the params
 model (signature minus server-injected parameters), the return adapter with mixin TypeVars
-substituted, and both JSON Schemas (a get_list's paging parameters marked, see `paging`). It returns None for a class whose actions still have free
-TypeVars (a generic base component): such a class cannot be served until it is parametrized.
+substituted, and both JSON Schemas (a list's paging parameters marked, see `paging`). It returns
+None for a class whose actions still have free TypeVars (a generic base component): such a class
+cannot be served until it is parametrized.
 """
 
 from __future__ import annotations
