@@ -11,9 +11,9 @@ import { useEffect, useMemo, useRef, useState } from "react";
 
 import type { ActionInfo } from "../api/client";
 import { ActionButtons } from "../components/ActionForm";
-import { FieldRenderer } from "../components/SchemaForm";
 import { resourceOf } from "../components/context";
 import { cellText, toText } from "../components/format";
+import { FieldRenderer } from "../components/SchemaForm";
 import { type Params, pruneParams } from "../protocol/resolver";
 import { type FieldInfo, type Schema, deref, elementSlots, titleOf } from "../protocol/schema";
 import { type ListRow, useListController } from "./useListController";
