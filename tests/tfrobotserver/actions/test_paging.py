@@ -49,6 +49,12 @@ def test_page_and_cursor_lists_declare_their_mode_and_parameters() -> None:
     by_page, by_cursor, sub = bound["aget_items"], bound["aget_items_by_cursor"], bound["aget_item_page"]
     assert by_page.ret_schema["x-paging"] == {"mode": "page"}
     assert _paging(by_page.params_schema) == {"query": None, "page": "page", "page_size": "pageSize"}
+    assert by_page.params_schema["properties"]["page"] == {
+        "default": 1,
+        "title": "Page",
+        "type": "integer",
+        "x-paging": "page",
+    }
     assert by_cursor.ret_schema["x-paging"] == {"mode": "cursor"}
     assert _paging(by_cursor.params_schema) == {"cursor": "cursor", "page_size": "pageSize"}
     assert sub.ret_schema["x-paging"] == {"mode": "page"}
