@@ -48,7 +48,7 @@ from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import named_back, portable_id, restore_tool_names
 from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta
-from tfrobot.brain.chain.llms.tools import SchemaCleaner
+from tfrobot.brain.chain.llms.tool_schema import SchemaCleaner
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage, UserMessage
