@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Self, TypeAlias, cast
+from typing import Annotated, Any, Literal, Self, TypeAlias, cast, get_args
 
 from pydantic import (
     AnyUrl,
@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic._internal._namespace_utils import MappingNamespace
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 
 from tfrobot.schema.message.console import ConsoleResult
 from tfrobot.schema.message.discriminator import adapter, has_descendants, message_union_schema, own_build, register
@@ -57,6 +57,25 @@ Tried left to right, and plain JSON data comes second, right after text: so the 
 content of a record whose kind a newer version introduced exactly as it came (a dict that happens to have
 a `uid` stays a dict, it does not turn into a `BaseUser` with added keys), while objects built in Python
 (a `BaseUser`, a part, nested messages) match no JSON value and keep their own types."""
+
+
+class _WrittenAsList:
+    """Serializes a `Sequence` field in JSON as pydantic-core's own list of its items, in Rust.
+
+    Pydantic serializes `Sequence[X]` with a Python function per value (`serialize_sequence_via_list`, which
+    calls back into Rust for every item): a quarter of the dump of a conversation went there, for the result
+    of every tool message. In JSON a sequence is a list whatever its Python type, so the builtin `list` (no
+    Python frame) then the list schema of the items write the same JSON. Validation and Python-mode dumps
+    are pydantic's own (a tuple stays a tuple): only the JSON serializer changes."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        schema = handler(source)
+        (item,) = get_args(source)
+        schema["serialization"] = core_schema.plain_serializer_function_ser_schema(
+            list, return_schema=core_schema.list_schema(handler.generate_schema(item)), when_used="json"
+        )
+        return schema
 
 
 def now_ms() -> int:
@@ -90,14 +109,14 @@ class BaseMessage(BaseModel):
     tool_calls: list[ToolCall] | None = Field(
         default=None, exclude_if=IS_NONE, description="Tool calls requested by the LLM."
     )
-    tool_reses: Sequence[str | ToolReturn] | None = Field(
+    tool_reses: Annotated[Sequence[str | ToolReturn], _WrittenAsList] | None = Field(
         default=None, exclude_if=IS_NONE, description="Tool results (role=tool)."
     )
     function_call: FunctionCall | None = Field(
         default=None, exclude_if=IS_NONE, description="Legacy OpenAI function call."
     )
     function_res: FunctionReturn | None = Field(default=None, exclude_if=IS_NONE, description="Legacy function result.")
-    console_reses: Sequence[str | ConsoleResult] | None = Field(
+    console_reses: Annotated[Sequence[str | ConsoleResult], _WrittenAsList] | None = Field(
         default=None, exclude_if=IS_NONE, description="TFL interpreter output (role=console)."
     )
     tfl_scripts: list[str] | None = Field(
