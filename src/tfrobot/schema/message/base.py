@@ -29,7 +29,14 @@ from pydantic._internal._namespace_utils import MappingNamespace
 from pydantic_core import CoreSchema, core_schema
 
 from tfrobot.schema.message.console import ConsoleResult
-from tfrobot.schema.message.discriminator import adapter, has_descendants, message_union_schema, own_build, register
+from tfrobot.schema.message.discriminator import (
+    adapter,
+    has_descendants,
+    message_union_schema,
+    own_build,
+    python_only,
+    register,
+)
 from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import (
     LLMFunctionMessage,
@@ -175,11 +182,11 @@ class BaseMessage(BaseModel):
         register(cls)
 
     @model_validator(mode="after")
-    def _storable(self, info: ValidationInfo) -> Self:
+    @python_only
+    def _storable(self) -> Self:
         """Refuse text that could never be stored (a lone surrogate: `storable.py`) where it enters, not at
-        `sync_msg` after a whole turn. Only Python input is checked: JSON input cannot hold one."""
-        if info.mode == "python":
-            check_storable(self)
+        `sync_msg` after a whole turn. Only Python input is checked (`python_only`): JSON cannot hold one."""
+        check_storable(self)
         return self
 
     def to_llm_request(self) -> LLMMessage | list[LLMMessage]:
