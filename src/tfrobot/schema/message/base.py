@@ -240,6 +240,11 @@ class BaseMessage(BaseModel):
         return out
 
     def _tool_to_llm(self) -> list[LLMMessage]:
+        reses = self.tool_reses
+        if reses is not None and len(reses) == 1:  # the usual tool message: one result, no media
+            res = reses[0]
+            if type(res) is ToolReturn and not res.attachments:
+                return [LLMToolMessage(res.call_id, res.result, res.name, res.is_error)]
         out: list[LLMMessage] = []
         carriers: list[LLMMessage] = []
         for res in self.tool_reses or ():
