@@ -22,7 +22,6 @@ from pydantic import (
     Field,
     GetCoreSchemaHandler,
     JsonValue,
-    ValidationInfo,
     model_validator,
 )
 from pydantic._internal._namespace_utils import MappingNamespace
@@ -79,7 +78,13 @@ class _WrittenAsList:
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         schema = handler(source)
         (item,) = get_args(source)
-        schema["serialization"] = core_schema.plain_serializer_function_ser_schema(
+        node = cast(dict[str, Any], schema)
+        if node.get("type") != "json-or-python" or "serialization" not in node:
+            raise TypeError(f"_WrittenAsList expects pydantic's Sequence schema for {source!r}, got {node.get('type')}")
+        # Python mode serializes without the JSON-only serializer, from the Python branch: give it pydantic's own
+        # (it keeps a tuple a tuple).
+        node["python_schema"] = {**node["python_schema"], "serialization": node["serialization"]}
+        node["serialization"] = core_schema.plain_serializer_function_ser_schema(
             list, return_schema=core_schema.list_schema(handler.generate_schema(item)), when_used="json"
         )
         return schema
