@@ -328,14 +328,14 @@ def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) 
     return core_schema.definitions_schema(union, definitions) if definitions else union
 
 
-PYTHON_ONLY: Final = "__tfrobot_python_only__"
+_PYTHON_ONLY: Final = "__tfrobot_python_only__"
 """Attribute that marks a model validator as needed for Python input only (see `_checks_for_python_only`)."""
 
 
 def python_only(check: Callable[..., Any]) -> Callable[..., Any]:
     """Mark a message's model validator (under `@model_validator(mode="after")`) as one that JSON input cannot
     fail, so the class's schema runs it for Python input only."""
-    setattr(check, PYTHON_ONLY, True)
+    setattr(check, _PYTHON_ONLY, True)
     return check
 
 
@@ -348,7 +348,7 @@ def _checks_for_python_only(schema: CoreSchema) -> CoreSchema:
     moves to the new node, so every reference to the class reaches both branches."""
     node = cast(dict[str, Any], schema)
     inner = node
-    while inner.get("type") == "function-after" and getattr(inner["function"]["function"], PYTHON_ONLY, False):
+    while inner.get("type") == "function-after" and getattr(inner["function"]["function"], _PYTHON_ONLY, False):
         inner = inner["schema"]
     if inner is node:
         return schema
