@@ -126,9 +126,9 @@ class OpenAIChat(ChatLLM):
                 if msg.attachment_of is None and isinstance(msg.content, str) and not msg.name:
                     append({"role": "user", "content": msg.content})
                     continue
-                if call_ids is None:
+                if call_ids is None and msg.attachment_of is not None:  # (only a carrier's label needs them)
                     call_ids = call_ids_of(msgs)
-                append(self._user(msg, call_ids, f"messages[{index}]"))
+                append(self._user(msg, call_ids or set(), f"messages[{index}]"))
             elif isinstance(msg, LLMToolMessage):
                 content = f"[tool error] {msg.content}" if msg.is_error else msg.content
                 append({"role": "tool", "tool_call_id": msg.tool_call_id, "content": content})
