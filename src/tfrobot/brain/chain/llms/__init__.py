@@ -35,6 +35,7 @@ from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import derived_call_id, portable_id
 from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile, preserves_thinking
 from tfrobot.brain.chain.llms.prompt_cache import PromptCache
+from tfrobot.brain.chain.llms.request_builder import RequestBuilder
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -92,6 +93,7 @@ __all__ = [
     "ReasoningDelta",
     "ReasoningReplay",
     "RefusalDelta",
+    "RequestBuilder",
     "SchemaCleaner",
     "ScriptRule",
     "ScriptedCall",

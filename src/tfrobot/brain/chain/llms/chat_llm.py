@@ -47,6 +47,7 @@ from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import named_back, portable_id, restore_tool_names
+from tfrobot.brain.chain.llms.request_builder import RequestBuilder
 from tfrobot.brain.chain.llms.stream import FinishDelta, MessageAssembler, StreamDelta
 from tfrobot.brain.chain.llms.tools import SchemaCleaner
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
@@ -364,6 +365,20 @@ class ChatLLM(BaseModel):
         api_msgs = self.reformat_request_msg_to_api(llm_msgs, params)
         return self._assemble_api_request(params, api_msgs, tools)
 
+    def request_builder(
+        self, current_input: BaseMessage, conversation: Sequence[BaseMessage] | None = None, **options: Any
+    ) -> RequestBuilder:
+        """The builder of one turn's requests: `construct_request_params` per step, with the history and
+        input converted once (`request_builder.py`)."""
+        return RequestBuilder(self, current_input, conversation, **options)
+
+    def _same_turn(self, last: Any, first: Any) -> bool:
+        """Provider hook: whether converting two lists of messages as one would have joined the last API
+        message of the first list and the first of the second (adapters that merge same-role turns do).
+        By default: both have the same `role`, which errs on the side of a fresh build."""
+        role = last.get("role") if isinstance(last, dict) else None
+        return role is not None and isinstance(first, dict) and first.get("role") == role
+
     # ----------------------------------------------------------------------------------- calls
     def generate(
         self,
@@ -373,10 +388,9 @@ class ChatLLM(BaseModel):
         **options: Any,
     ) -> AssistantTextMessage:
         """One call: build the request, send it, map the reply (errors become `errors.py` types)."""
-        params = self.construct_request_params(current_input, conversation, tools, **options)
-        with self._sdk_errors():
-            raw = self._send(params)
-        return restore_tool_names(self._parsed(raw), self._api_names(tools))
+        return self.generate_request(
+            self.construct_request_params(current_input, conversation, tools, **options), tools
+        )
 
     async def agenerate(
         self,
@@ -386,10 +400,8 @@ class ChatLLM(BaseModel):
         **options: Any,
     ) -> AssistantTextMessage:
         """`generate` on the SDK's async client."""
-        params = self.construct_request_params(current_input, conversation, tools, **options)
-        with self._sdk_errors():
-            raw = await self._asend(params)
-        return restore_tool_names(self._parsed(raw), self._api_names(tools))
+        request = self.construct_request_params(current_input, conversation, tools, **options)
+        return await self.agenerate_request(request, tools)
 
     def stream(
         self,
@@ -399,11 +411,9 @@ class ChatLLM(BaseModel):
         **options: Any,
     ) -> Iterator[StreamDelta]:
         """Typed deltas of one streamed call; `MessageAssembler` adds them up to the reply."""
-        params = self.construct_request_params(current_input, conversation, tools, **options)
-        names = self._api_names(tools)
-        with self._sdk_errors():
-            for delta in self._send_stream(params):
-                yield named_back(delta, names) if names else delta
+        yield from self.stream_request(
+            self.construct_request_params(current_input, conversation, tools, **options), tools
+        )
 
     async def astream(
         self,
@@ -413,10 +423,38 @@ class ChatLLM(BaseModel):
         **options: Any,
     ) -> AsyncIterator[StreamDelta]:
         """`stream` on the SDK's async client."""
-        params = self.construct_request_params(current_input, conversation, tools, **options)
+        request = self.construct_request_params(current_input, conversation, tools, **options)
+        async for delta in self.astream_request(request, tools):
+            yield delta
+
+    def generate_request(self, request: dict[str, Any], tools: Sequence[ToolDefinition] | None) -> AssistantTextMessage:
+        """`generate` of a request already built (`construct_request_params`, `RequestBuilder.build`) with `tools`."""
+        with self._sdk_errors():
+            raw = self._send(request)
+        return restore_tool_names(self._parsed(raw), self._api_names(tools))
+
+    async def agenerate_request(
+        self, request: dict[str, Any], tools: Sequence[ToolDefinition] | None
+    ) -> AssistantTextMessage:
+        """`generate_request` on the SDK's async client."""
+        with self._sdk_errors():
+            raw = await self._asend(request)
+        return restore_tool_names(self._parsed(raw), self._api_names(tools))
+
+    def stream_request(self, request: dict[str, Any], tools: Sequence[ToolDefinition] | None) -> Iterator[StreamDelta]:
+        """`stream` of a request already built."""
         names = self._api_names(tools)
         with self._sdk_errors():
-            async for delta in self._asend_stream(params):
+            for delta in self._send_stream(request):
+                yield named_back(delta, names) if names else delta
+
+    async def astream_request(
+        self, request: dict[str, Any], tools: Sequence[ToolDefinition] | None
+    ) -> AsyncIterator[StreamDelta]:
+        """`stream_request` on the SDK's async client."""
+        names = self._api_names(tools)
+        with self._sdk_errors():
+            async for delta in self._asend_stream(request):
                 yield named_back(delta, names) if names else delta
 
     def generate_streamed(
