@@ -10,9 +10,12 @@ suffix, so a step costs O(messages of the turn) and the request is exactly the o
 The cut is where no phase of the pipeline looks across it, which the builder checks rather than assumes:
 
 * phase 1: no message of the suffix has the `msg_id` of an earlier one (a fresh build would drop it);
-* phase 4: the history + input passes the well-formed scan, and each step's new messages pass it after
-  them (`WellFormedScan` is fed in pieces, deciding what one scan of the whole would: the request is then
-  the flattened messages as they are, as in `normalize_request`);
+* phase 4: each step's new messages pass the well-formed scan after the history + input (`WellFormedScan`
+  is fed in pieces, deciding what one scan of the whole would: the request is then the flattened messages
+  as they are, as in `normalize_request`). A history that needs a repair or a merge (two user messages in
+  a row) is normalized alone, once; the suffix must then name no call id the history names, before or
+  after its repair, so that a repair of the whole request (which renames a call id a later turn reuses,
+  and moves a result after its call) would have left the suffix as it is and done the same to the history;
 * phase 5: the prefix ends with a plain user message and the suffix holds none, nor a system message (so
   reasoning replay, which counts from the last user turn, treats each side as a whole request would; and
   every attachment carrier of the suffix belongs to a call of the suffix, which the scan guarantees); the
@@ -37,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from tfrobot.brain.chain.llms.errors import LLMError
-from tfrobot.brain.chain.llms.normalize import WellFormedScan
+from tfrobot.brain.chain.llms.normalize import WellFormedScan, normalize
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import (
@@ -45,6 +48,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMAssistantMessage,
     LLMMessage,
     LLMSystemMessage,
+    LLMToolMessage,
     LLMUserMessage,
 )
 from tfrobot.schema.tool_definition import ToolDefinition
@@ -67,6 +71,9 @@ class _Prefix:
     """The `msg_id`s of the prefix's messages (a suffix message with one of them is dropped by a fresh build)."""
     scan: WellFormedScan
     """The well-formed scan after the prefix, kept unfed: the suffix's scan starts from a copy."""
+    mentioned: frozenset[str]
+    """When the history needed a repair: every call id it names, before and after the repair (a suffix
+    naming none of them is left as it is by a repair of the whole request); else empty."""
 
 
 @dataclass
@@ -149,13 +156,25 @@ class RequestBuilder:
             ctx = llm.construct_prompt_context(self.current_input, self.conversation)
             ids = {msg.msg_id for msg in ctx.conversation.msgs}  # before the system prompt is lifted out of it
             params = llm._configure_api_params(ctx, dict(self.options))
-            flat = llm.format_to_request_msgs(ctx).flat()
+            request = llm.format_to_request_msgs(ctx)
         except (LLMError, MessageContractError):
             return None
+        flat = request.flat()
         scan = WellFormedScan()
-        if not (scan.feed(flat) and scan.complete()) or not flat or not _plain_user(flat[-1]):
+        mentioned: frozenset[str] = frozenset()
+        if scan.feed(flat) and scan.complete():
+            llm_msgs = cast("list[LLMMessage]", flat)
+        else:  # the history needs a repair (or a merge): repaired alone, as a fresh build repairs the whole
+            try:
+                llm_msgs = normalize(request.to_list())
+            except LLMError:
+                return None
+            mentioned = frozenset(_mentioned(flat) | _mentioned(llm_msgs))
+            scan = WellFormedScan()
+            if not (scan.feed(llm_msgs) and scan.complete()):
+                return None
+        if not llm_msgs or not _plain_user(llm_msgs[-1]):
             return None
-        llm_msgs = cast("list[LLMMessage]", flat)
         before = dict(params)
         try:
             api_msgs = llm.reformat_request_msg_to_api(llm_msgs, params)
@@ -164,7 +183,7 @@ class RequestBuilder:
         if any(key not in params or params[key] is not value for key, value in before.items()):
             return None  # the conversion changed a parameter: only adding one is understood here
         added = {key: value for key, value in params.items() if key not in before}
-        self._prefix = _Prefix(params=before, added=added, api_msgs=api_msgs, ids=ids, scan=scan)
+        self._prefix = _Prefix(params=before, added=added, api_msgs=api_msgs, ids=ids, scan=scan, mentioned=mentioned)
         return self._prefix
 
     def _extend(self, prefix: _Prefix, turn: list[BaseMessage]) -> _Suffix | None:
@@ -197,11 +216,26 @@ class RequestBuilder:
             return None
         if any(_plain_user(entry) or type(entry) is LLMSystemMessage for entry in entries):
             return None
+        if prefix.mentioned and not prefix.mentioned.isdisjoint(_mentioned(entries)):
+            return None
         if not (suffix.scan.feed(entries) and suffix.scan.complete()):
             return None
         suffix.msgs += new
         suffix.llm_msgs += cast("list[LLMMessage]", entries)
         return suffix
+
+
+def _mentioned(msgs: Sequence[BaseLLMMessage]) -> set[str]:
+    """The call ids `msgs` name: of calls, of results, of the results attachment carriers belong to."""
+    ids: set[str] = set()
+    for msg in msgs:
+        if isinstance(msg, LLMAssistantMessage):
+            ids.update(call.id for call in msg.tool_calls)
+        elif isinstance(msg, LLMToolMessage):
+            ids.add(msg.tool_call_id)
+        elif isinstance(msg, LLMUserMessage) and msg.attachment_of is not None:
+            ids.add(msg.attachment_of)
+    return ids
 
 
 def _plain_user(msg: BaseLLMMessage) -> bool:
