@@ -176,7 +176,7 @@ def test_public_surface_is_pinned() -> None:
         *("ProviderTimeoutError", "describe"),
         *("FinishDelta", "MessageAssembler", "ReasoningBlockDelta", "ReasoningDelta", "StreamDelta"),
         *("RefusalDelta", "ServerToolBlockDelta", "TFLScriptDelta", "TextDelta", "ToolCallDelta"),
-        *("Capabilities", "SchemaCleaner", "ScriptRule", "ScriptedCall", "ToolDefinition"),
+        *("Capabilities", "RequestBuilder", "SchemaCleaner", "ScriptRule", "ScriptedCall", "ToolDefinition"),
         *("ModelProfile", "ReasoningReplay", "model_profile", "preserves_thinking", "derived_call_id"),
         *("create_llm", "normalize", "portable_id", "provider_class", "providers"),
     }
