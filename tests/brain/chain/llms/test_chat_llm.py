@@ -30,7 +30,7 @@ from tfrobot.brain.chain.llms import (
     provider_class,
     providers,
 )
-from tfrobot.brain.chain.llms.chat_llm import import_sdk
+from tfrobot.brain.chain.llms.transport import import_sdk
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, IntermediateTraceSnapshot, PromptContext
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
