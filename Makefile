@@ -60,7 +60,7 @@ pytest: $(STAMP) $(CONSOLE) ## The test suite only (tests/e2e needs the console 
 
 test: lint typecheck webcheck web chromium pytest ## Everything CI runs (Python and console, e2e in Chromium)
 
-screenshots: $(STAMP) $(CONSOLE) $(CHROMIUM) ## Re-take the README's screenshots (docs/screenshots/)
+screenshots: $(STAMP) $(CONSOLE) $(CHROMIUM) ## Re-take the docs' screenshots (docs/screenshots/)
 	TFROBOT_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e
 
 soak: $(STAMP) $(CONSOLE) $(CHROMIUM) ## Long reliability and attacker runs (loopback only, ~7 min), then 200 clients x 60 s x 3

@@ -118,7 +118,7 @@ async def chat(messages: Iterable[str], *, console: Console, brain: Brain, sessi
         user = TextMessage(content=text, conversation_id=session.conversation_id)
         session.last_failed = True
         try:
-            async for event in brain.stream(user):
+            async for event in brain.astream(user):
                 renderer.show(event)
             session.last_failed = False
         except ConversationNotFound as exc:

@@ -229,7 +229,7 @@ async def _serve_bound(
         write_local_secret(secret_file, secret)
     announce()
     # What is loaded by now lives as long as the process: frozen out of the collector's sight, a full
-    # collection under load pauses every request for ~14 ms instead of ~105 ms (README, Reliability).
+    # collection under load pauses every request for ~14 ms instead of ~105 ms (docs/reliability.md).
     gc.freeze()
     await server.serve(sockets=[sock])
     return 0 if server.started else 3

@@ -38,7 +38,7 @@ PROVIDERS: list[ChatLLM] = [
 async def _turn_one(url: str) -> tuple[str, str]:
     store = SQLMessageStore(url)
     try:
-        answer = await Brain(make_chain(), store).run(TextMessage(content="weather in Paris and Tokyo, chart it"))
+        answer = await Brain(make_chain(), store).arun(TextMessage(content="weather in Paris and Tokyo, chart it"))
     finally:
         await store.aclose()
     assert answer.conversation_id is not None
@@ -75,7 +75,7 @@ async def test_two_turns_across_a_fresh_memory_object(store_url: str) -> None:
             assert len(portable) == 2 or llm.provider == "gemini", (llm.provider, call_ids)
             assert "image/png" in payload or "iVBOR" in payload or "chart of Paris" in payload, llm.provider
 
-        answer = await Brain(make_chain(), store).run(turn2)
+        answer = await Brain(make_chain(), store).arun(turn2)
         assert answer.content == "Tomorrow looks the same."
         after = await store.recall(conversation_id)
         assert [type(m) for m in after] == [TextMessage, AssistantTextMessage, TextMessage, AssistantTextMessage]
@@ -130,7 +130,7 @@ async def test_a_failed_turn_is_stored_and_the_next_turn_works(store_url: str) -
         # rule-less reply ends it; the stored user message holds the trace.
         rules = [ScriptRule(user="go", tool_calls=[ScriptedCall(name="ghost")]), ScriptRule(after="tool:*", reply="ok")]
         user = TextMessage(content="go")
-        await Brain(make_chain(rules=rules), store).run(user)
+        await Brain(make_chain(rules=rules), store).arun(user)
         assert user.conversation_id is not None
         stored = await store.recall(user.conversation_id)
         first = stored[0]
@@ -138,7 +138,7 @@ async def test_a_failed_turn_is_stored_and_the_next_turn_works(store_url: str) -
         assert [r.role for r in first.intermediate_trace.ordered()] == ["assistant", "tool"]
         tool = first.intermediate_trace.ordered()[1]
         assert "unknown tool 'ghost'" in tool.text()
-        nxt = await Brain(make_chain(), store).run(
+        nxt = await Brain(make_chain(), store).arun(
             TextMessage(content="tomorrow?", conversation_id=user.conversation_id)
         )
         assert nxt.content == "Tomorrow looks the same."
@@ -171,7 +171,7 @@ async def test_a_turn_cancelled_mid_tool_is_stored_as_interrupted_and_the_next_r
     try:
         brain = Brain(Chain(llm, Drive([wait_for_ever])), store)
         user = TextMessage(content="go", conversation_id="cut")
-        task = asyncio.create_task(brain.run(user))
+        task = asyncio.create_task(brain.arun(user))
         await started.wait()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -28,7 +28,7 @@ async def test_a_bad_plan_is_rejected_before_running_then_repaired(store_url: st
     store = SQLMessageStore(store_url)
     try:
         user = TextMessage(content="plan the weather check")
-        answer = await _brain(store).run(user)
+        answer = await _brain(store).arun(user)
         assert answer.content.startswith("Done: The plan was rejected before it ran")
         assert answer.content.endswith("; Paris: 18C")
         assert user.conversation_id is not None
@@ -95,7 +95,7 @@ async def test_plan_returns_the_validated_script_without_running_it(store_url: s
     chain = DCChains(ScriptedChat(rules=RULES), drive, TFLInterpreter(DriveToolRegistry(drive)), stream=False)
     store = SQLMessageStore(store_url)
     try:
-        scripts, attempts = await DCBrain(chain, store).plan(TextMessage(content="plan the weather check"))
+        scripts, attempts = await DCBrain(chain, store).aplan(TextMessage(content="plan the weather check"))
         assert scripts == ['print(weather(city="Paris"))']
         assert [m.role for m in attempts] == ["assistant", "console", "assistant"]
         rejection = attempts[1].console_reses

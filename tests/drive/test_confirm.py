@@ -34,7 +34,7 @@ async def test_an_approved_call_runs_and_a_refused_one_does_not() -> None:
         asked.append(c.id)
         return c.id == "a"
 
-    result = await drive().execute([call("/tmp/a", "a"), call("/tmp/b", "b")], confirm=approve_a_only)
+    result = await drive().aexecute([call("/tmp/a", "a"), call("/tmp/b", "b")], confirm=approve_a_only)
     ran, refused = result.tool_reses or []
     assert not isinstance(ran, str)
     assert not isinstance(refused, str)
@@ -54,12 +54,12 @@ async def test_no_hook_an_unanswered_question_or_a_failing_hook_refuse() -> None
     async def broken(c: ToolCall) -> bool:
         raise ConnectionError("terminal gone")
 
-    without = await drive().call(call())
+    without = await drive().acall(call())
     assert without.is_error
     assert "needs the user's confirmation, and this chat cannot ask for it" in without.result
-    late = await drive(timeout=0.05).call(call(), confirm=never)
+    late = await drive(timeout=0.05).acall(call(), confirm=never)
     assert late.result == "delete_file was not run: the user did not confirm it within 0.05 s"
-    failed = await drive().call(call(), confirm=broken)
+    failed = await drive().acall(call(), confirm=broken)
     assert "asking the user for confirmation failed (ConnectionError: terminal gone)" in failed.result
     assert DELETED == []
 
@@ -70,7 +70,7 @@ async def test_tools_without_confirm_never_ask() -> None:
 
     plain = Drive([delete_file])
     assert plain.needs_confirmation([call()]) == []
-    assert not (await plain.call(call(), confirm=refuse)).is_error
+    assert not (await plain.acall(call(), confirm=refuse)).is_error
     assert drive().needs_confirmation([call(), ToolCall(id="u", name="unknown", arguments="{}")]) == [call()]
 
 

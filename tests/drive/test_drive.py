@@ -22,7 +22,7 @@ async def test_parallel_calls_run_concurrently_and_keep_their_order() -> None:
         return "set"
 
     drive = Drive([wait_for_gate, open_gate])
-    message = await drive.execute(
+    message = await drive.aexecute(
         [ToolCall(id="a", name="wait_for_gate"), ToolCall(id="b", name="open_gate")], conversation_id="c"
     )
     assert type(message) is BaseMessage
@@ -37,7 +37,7 @@ async def test_unknown_tool_is_an_error_result() -> None:
     def known() -> str:
         return "x"
 
-    result = await Drive([known]).call(ToolCall(id="z", name="ghost"))
+    result = await Drive([known]).acall(ToolCall(id="z", name="ghost"))
     assert result.is_error
     assert result.result == "unknown tool 'ghost'; tools: known"
 

@@ -44,18 +44,18 @@ async def test_sync_and_async_tools_run() -> None:
     async def add(a: int, b: int = 1) -> dict[str, int]:
         return {"sum": a + b}
 
-    assert (await Tool(weather).run(call("weather", '{"city": "Paris"}'))).result == "Paris: 18C"
-    result = await Tool(add).run(call("add", '{"a": 2}'))
+    assert (await Tool(weather).arun(call("weather", '{"city": "Paris"}'))).result == "Paris: 18C"
+    result = await Tool(add).arun(call("add", '{"a": 2}'))
     assert result == ToolReturn(call_id="c1", name="add", result='{"sum": 3}')
 
 
 async def test_bad_arguments_are_explained_to_the_llm() -> None:
-    result = await Tool(weather).run(call("weather", '{"unit": "K", "extra": 1}'))
+    result = await Tool(weather).arun(call("weather", '{"unit": "K", "extra": 1}'))
     assert result.is_error
     assert "city: Field required" in result.result
     assert "unit: Input should be 'C' or 'F'" in result.result
     assert "extra: Extra inputs are not permitted" in result.result
-    malformed = await Tool(weather).run(call("weather", '{"city": '))
+    malformed = await Tool(weather).arun(call("weather", '{"city": '))
     assert malformed.is_error
     assert "Invalid JSON" in malformed.result
 
@@ -68,10 +68,10 @@ async def test_exceptions_and_timeouts_become_error_results() -> None:
         await asyncio.sleep(5)
         return "never"
 
-    failed = await Tool(broken).run(call("broken", '{"x": 3}'))
+    failed = await Tool(broken).arun(call("broken", '{"x": 3}'))
     assert (failed.is_error, failed.result) == (True, "broken failed: RuntimeError: disk full at 3")
     started = time.monotonic()
-    timed_out = await Tool(slow, timeout=0.05).run(call("slow", "{}"))
+    timed_out = await Tool(slow, timeout=0.05).arun(call("slow", "{}"))
     assert (timed_out.is_error, timed_out.result) == (True, "slow timed out after 0.05 s")
     assert time.monotonic() - started < 2
 
@@ -87,9 +87,9 @@ async def test_attachments_flow_into_the_result() -> None:
     def snapshot() -> ImageUserMsgPart:
         return chart
 
-    plotted = await make_chart.run(call("plot", '{"title": "t"}'))
+    plotted = await make_chart.arun(call("plot", '{"title": "t"}'))
     assert (plotted.result, plotted.attachments) == ('{"title": "t"}', [chart])
-    assert (await snapshot.run(call("snapshot", "{}"))).attachments == [chart]
+    assert (await snapshot.arun(call("snapshot", "{}"))).attachments == [chart]
 
 
 def test_var_args_are_refused_with_the_fix() -> None:

@@ -65,7 +65,7 @@ async def _worker(brain: Brain, name: str, accepted: list[str], failed: list[Bas
     for turn in range(TURNS):
         user = TextMessage(content=QUESTIONS[turn % 2], conversation_id=name)
         try:
-            answer = await brain.run(user)
+            answer = await brain.arun(user)
         except Exception as exc:
             failed.append(exc)
             continue
@@ -89,7 +89,7 @@ async def test_killed_connections_lose_no_accepted_turn(pg_url: str) -> None:
 
         for name, ids in accepted.items():  # after the outage, the same store object serves again
             user = TextMessage(content=QUESTIONS[0], conversation_id=name)
-            answer = await brain.run(user)
+            answer = await brain.arun(user)
             ids += [user.msg_id, answer.msg_id]
 
         checked = await _check_stored(store, accepted)
@@ -116,19 +116,19 @@ async def test_the_outage_is_reported_and_then_over(pg_url: str, turns: int) -> 
     store = SQLMessageStore(pg_url)
     brain = Brain(demo_chain(), store)
     try:
-        await brain.run(TextMessage(content="and tomorrow?", conversation_id="o"))
+        await brain.arun(TextMessage(content="and tomorrow?", conversation_id="o"))
         conn = await asyncpg.connect(admin.rsplit("/", 1)[0] + "/postgres")
         try:
             await conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
             await conn.execute(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
             for _ in range(turns):
                 with pytest.raises(MemoryStoreUnavailable, match="Fix: check that PostgreSQL is running"):
-                    await brain.run(TextMessage(content="and tomorrow?", conversation_id="o"))
+                    await brain.arun(TextMessage(content="and tomorrow?", conversation_id="o"))
         finally:
             await conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
             await conn.close()
         after = TextMessage(content="and tomorrow?", conversation_id="o")
-        answer = await brain.run(after)
+        answer = await brain.arun(after)
         ids = [m.msg_id for m in await store.recall("o")]
         assert ids[-2:] == [after.msg_id, answer.msg_id]
     finally:

@@ -148,7 +148,7 @@ async def test_a_fault_fails_the_turn_keeps_its_trace_and_the_next_turn_works(st
         brain = _brain(store, provider, retries=0, stream=stream)
         first = TextMessage(content="weather in Paris?", conversation_id="c")
         with pytest.raises(error) as caught:
-            await brain.run(first)
+            await brain.arun(first)
         stored = await store.recall("c")
         assert [m.msg_id for m in stored] == [first.msg_id]
         failure = stored[0].intermediate_trace.failure  # type: ignore[attr-defined]
@@ -162,7 +162,7 @@ async def test_a_fault_fails_the_turn_keeps_its_trace_and_the_next_turn_works(st
         assert stored[0].intermediate_trace.ordered()[1].tool_reses[0].result == "Paris: 18C"  # type: ignore[index]
 
         second = TextMessage(content="and now?", conversation_id="c")
-        answer = await brain.run(second)
+        answer = await brain.arun(second)
         assert answer.content == "Paris is 18C."
         stored = await store.recall("c")
         assert [m.msg_id for m in stored] == [first.msg_id, second.msg_id, answer.msg_id]
@@ -178,7 +178,7 @@ async def test_transient_faults_are_retried_as_configured(store_url: str, name: 
         provider = Provider(fault, faults=2)
         brain = _brain(store, provider, retries=2, stream=stream)
         turn = TextMessage(content="weather?", conversation_id="r")
-        answer = await brain.run(turn)
+        answer = await brain.arun(turn)
         assert answer.content == "Paris is 18C."
         assert provider.requests == 1 + 2 + 1  # tool call, two faults retried by the SDK, the answer
         stored = await store.recall("r")
@@ -187,7 +187,7 @@ async def test_transient_faults_are_retried_as_configured(store_url: str, name: 
         provider.faults = 3  # more faults than retries: a clear failure, nothing lost
         again = TextMessage(content="weather again?", conversation_id="r")
         with pytest.raises(error):
-            await brain.run(again)
+            await brain.arun(again)
         assert [m.msg_id for m in await store.recall("r")] == [turn.msg_id, answer.msg_id, again.msg_id]
     finally:
         await store.aclose()
@@ -222,7 +222,7 @@ async def test_a_provider_that_reuses_call_ids_every_turn(store_url: str) -> Non
         llm = OpenAIChat(model="gpt-4o", api_key="sk-test", async_http_client=httpx2.AsyncClient(transport=transport))
         brain = Brain(Chain(llm, Drive([weather]), stream=False, max_steps=4), store)
         for _ in range(2):
-            answer = await brain.run(TextMessage(content="weather in Paris?", conversation_id="ids"))
+            answer = await brain.arun(TextMessage(content="weather in Paris?", conversation_id="ids"))
             assert answer.content == "Paris is 18C."
         assert len(requests) == 4
         last = requests[-1]

@@ -36,7 +36,7 @@ async def test_a_runaway_script_is_stopped_and_the_turn_answers(tmp_path: object
     try:
         brain = Brain(demo_chain(rules=rules), store)
         start = time.perf_counter()
-        answer = await brain.run(TextMessage(content="go", conversation_id="t"))
+        answer = await brain.arun(TextMessage(content="go", conversation_id="t"))
         assert time.perf_counter() - start < 20
         assert answer.content.startswith("Done:")
         stored = (await store.recall("t"))[0]

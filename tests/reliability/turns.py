@@ -26,7 +26,7 @@ async def run_turns(url: str, conversation: str, turns: int, name: str) -> list[
     try:
         for n in range(turns):
             user = TextMessage(content=f"{QUESTIONS[n % 2]} ({name} {n})", conversation_id=conversation)
-            answer = await brain.run(user)
+            answer = await brain.arun(user)
             accepted += [user.msg_id, answer.msg_id]
     finally:
         await store.aclose()

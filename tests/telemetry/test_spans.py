@@ -218,7 +218,7 @@ async def test_a_turn_the_brain_stores_is_traced_to_its_end(exporter: InMemorySp
     store = await SQLMessageStore.open(f"sqlite+aiosqlite:///{tmp_path}/t.db")
     try:
         brain = Brain(demo_chain(), store)
-        events = brain.stream(TextMessage(content=WEATHER))
+        events = brain.astream(TextMessage(content=WEATHER))
         async for _ in events:
             break  # the consumer hangs up after the first event: the turn is stored as interrupted
         await events.aclose()

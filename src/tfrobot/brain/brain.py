@@ -27,11 +27,11 @@ class Brain:
         self.memory = memory
         self.recall_turns = recall_turns
 
-    async def run(self, user_input: UserMessage) -> AssistantTextMessage:
+    async def arun(self, user_input: UserMessage) -> AssistantTextMessage:
         """One turn; returns the answer (already stored)."""
-        return await final_message(self.stream(user_input))
+        return await final_message(self.astream(user_input))
 
-    async def history(self, user_input: UserMessage) -> list[BaseMessage]:
+    async def ahistory(self, user_input: UserMessage) -> list[BaseMessage]:
         """What a turn for `user_input` recalls: the last `recall_turns` turns of its conversation, without
         the input itself (none without a conversation id)."""
         if user_input.conversation_id is None:
@@ -39,11 +39,11 @@ class Brain:
         history = await self.memory.recall(user_input.conversation_id, last_turns=self.recall_turns)
         return [msg for msg in history if msg.msg_id != user_input.msg_id]
 
-    async def stream(self, user_input: UserMessage) -> AsyncIterator[ChainEvent]:
+    async def astream(self, user_input: UserMessage) -> AsyncIterator[ChainEvent]:
         """One turn as events (tokens, tool calls and results, console output, the final message)."""
         if user_input.conversation_id is None:
             user_input.conversation_id = uuid.uuid4().hex
-        history = await self.history(user_input)
+        history = await self.ahistory(user_input)
         final: AssistantTextMessage | None = None
         stopped_by: BaseException = GeneratorExit()  # what ended the turn, when it did not end with an answer
         try:

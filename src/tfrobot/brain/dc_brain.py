@@ -65,7 +65,7 @@ class DCChains(Chain):
             trace_meta={"ok": False, "stage": "plan_validate", "problems": list[JsonValue](problems)},
         )
 
-    async def plan(
+    async def aplan(
         self, user_input: UserMessage, history: Sequence[BaseMessage] = ()
     ) -> tuple[list[str] | None, list[BaseMessage]]:
         """Ask for a plan and validate it without running anything (seed: `DCBrain.plan`).
@@ -116,6 +116,6 @@ class DCBrain(Brain):
         super().__init__(chain, memory, recall_turns=recall_turns)
         self.chain: DCChains = chain
 
-    async def plan(self, user_input: UserMessage) -> tuple[list[str] | None, list[BaseMessage]]:
+    async def aplan(self, user_input: UserMessage) -> tuple[list[str] | None, list[BaseMessage]]:
         """The validated plan for `user_input` with its conversation recalled; nothing runs, nothing is stored."""
-        return await self.chain.plan(user_input, await self.history(user_input))
+        return await self.chain.aplan(user_input, await self.ahistory(user_input))

@@ -56,7 +56,7 @@ class Drive:
         """The calls among `calls` that wait for the user's approval before they run."""
         return [c for c in calls if c.name in self._tools and self._tools[c.name].confirm]
 
-    async def call(self, call: ToolCall, *, confirm: Confirm | None = None) -> ToolReturn:
+    async def acall(self, call: ToolCall, *, confirm: Confirm | None = None) -> ToolReturn:
         """Run one call (after the user's approval through `confirm` when the tool asks for it)."""
         found = self._tools.get(call.name)
         if found is None:
@@ -68,9 +68,9 @@ class Drive:
             refusal = await confirmation_refusal(call, confirm, self.confirm_timeout)
             if refusal is not None:
                 return ToolReturn(call_id=call.id, name=call.name, is_error=True, result=refusal)
-        return await found.run(call)
+        return await found.arun(call)
 
-    async def execute(
+    async def aexecute(
         self,
         calls: Sequence[ToolCall],
         *,
@@ -88,7 +88,7 @@ class Drive:
     async def _timed(self, call: ToolCall, confirm: Confirm | None, call_ms: dict[str, int] | None) -> ToolReturn:
         started = time.perf_counter()
         try:
-            return await traced_tool(call, self.call(call, confirm=confirm))
+            return await traced_tool(call, self.acall(call, confirm=confirm))
         finally:
             if call_ms is not None:
                 call_ms[call.id] = round((time.perf_counter() - started) * 1000)

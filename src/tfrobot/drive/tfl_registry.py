@@ -87,6 +87,6 @@ class DriveToolRegistry:
                     f"{name} needs the user's confirmation, which a TFL script cannot ask for; "
                     "call it as a tool call instead"
                 )
-            return await tool.invoke(tool.validate(arguments))
+            return await tool.ainvoke(tool.validate(arguments))
         except (ToolArgumentsError, ToolFailure) as exc:
             return ToolReturn(call_id=f"tfl_{next(self._ids)}", name=name, is_error=True, result=str(exc))

@@ -141,15 +141,15 @@ class BaseTool(ABC):
             raise ToolArgumentsError(f"invalid arguments for {self.name}: a JSON object is needed, got {text[:80]}")
         return self.validate(arguments)
 
-    async def run(self, call: ToolCall) -> ToolReturn:
+    async def arun(self, call: ToolCall) -> ToolReturn:
         """Run one call; never raises: bad arguments, exceptions and time-outs become error results."""
         try:
-            value = await self.invoke(self.validate_json(call.arguments))
+            value = await self.ainvoke(self.validate_json(call.arguments))
         except (ToolArgumentsError, ToolFailure) as exc:
             return ToolReturn(call_id=call.id, name=self.name, is_error=True, result=str(exc))
         return self._to_return(call, value)
 
-    async def invoke(self, arguments: Any) -> Any:
+    async def ainvoke(self, arguments: Any) -> Any:
         """Call the tool with validated `arguments` and return what it returned, as it returned it; its
         exceptions and the time-out become a `ToolFailure`."""
         try:

@@ -4,7 +4,7 @@ interpreter runs them against registered tools and reports a `ConsoleResult` (ro
     from tfrobot.tfl import TFLInterpreter
     console = TFLInterpreter({"search": search}).run('hits = search(query="cats")\\nprint(len(hits))')
 
-The grammar is `grammar.lark` in this package; the README's "TFL" section documents the language.
+The grammar is `grammar.lark` in this package; docs/tfl.md documents the language.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tfrobot.tfl.errors import ErrorKind, TFLError, TFLScriptError
 from tfrobot.tfl.interpreter import BUILTINS, TFLInterpreter, seconds_of, tool_name_problem
 from tfrobot.tfl.limits import TFLLimits
 from tfrobot.tfl.parser import grammar_text, parse
-from tfrobot.tfl.tools import CallableToolRegistry, TFLToolRegistry, TFLToolSignature
+from tfrobot.tfl.tool_registry import CallableToolRegistry, TFLToolRegistry, TFLToolSignature
 from tfrobot.tfl.values import ToolResult
 
 __all__ = [

@@ -49,7 +49,7 @@ from tfrobot.tfl.nodes import (
     Var,
 )
 from tfrobot.tfl.parser import KEYWORDS, RESERVED, parse
-from tfrobot.tfl.tools import CallableToolRegistry, TFLToolRegistry
+from tfrobot.tfl.tool_registry import CallableToolRegistry, TFLToolRegistry
 from tfrobot.tfl.values import (
     Budget,
     TList,
@@ -393,7 +393,7 @@ class TFLInterpreter:
         self, scripts: Sequence[str], *, conversation_id: str | None = None, max_seconds: float | None = None
     ) -> BaseMessage:
         """Run an assistant turn's `tfl_scripts` in order and wrap their results as the seed's console
-        message, `BaseMessage(role="console", console_reses=[...])` (as `Drive.execute` does for tools).
+        message, `BaseMessage(role="console", console_reses=[...])` (as `Drive.aexecute` does for tools).
 
         Each script runs in a fresh namespace: a script is one self-contained plan. `max_seconds` is a time
         budget the scripts share (a turn's): each gets what the ones before it left."""

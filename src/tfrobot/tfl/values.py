@@ -28,7 +28,7 @@ from tfrobot.schema.message.msg_part import (
     TextUserMsgPart,
     VideoUserMsgPart,
 )
-from tfrobot.schema.message.tool import ToolReturn
+from tfrobot.schema.message.tool_call import ToolReturn
 from tfrobot.tfl.errors import ErrorKind, TFLError, TFLScriptError
 from tfrobot.tfl.limits import TFLLimits
 from tfrobot.tfl.nodes import Span

@@ -163,7 +163,7 @@ async def chat(
     if "text/event-stream" in request.headers.get("accept", ""):
         confirm = TurnConfirmations(runtime.sessions, found.name, principal, user_input)
         brain = build_brain(found, confirm)
-        turn = runtime.turns.start(brain.stream(user_input))
+        turn = runtime.turns.start(brain.astream(user_input))
         try:
             first = await turn.next()  # before the first event, a failure is a plain HTTP error
         except Exception as exc:
@@ -178,7 +178,7 @@ async def run_turn(runtime: Runtime, robot: Robot, user_input: UserMessage, wher
     """Run one turn of `robot` to its end as a task of its own (stored whatever the caller does, a client
     that hangs up or an MCP call that is cancelled) and return its answer; a failure is the `ApiError` the
     chat endpoint answers with. Tools that need confirmation are refused: nobody can be asked here."""
-    turn = runtime.turns.start(build_brain(robot).stream(user_input))
+    turn = runtime.turns.start(build_brain(robot).astream(user_input))
     final: AssistantTextMessage | None = None
     try:
         while (event := await turn.next()) is not None:

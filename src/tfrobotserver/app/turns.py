@@ -52,7 +52,7 @@ class Turns:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def start(self, events: AsyncIterator[ChainEvent]) -> RunningTurn:
-        """Run a turn (its `Brain.stream`) to its end, whoever watches it."""
+        """Run a turn (its `Brain.astream`) to its end, whoever watches it."""
         turn = RunningTurn(events)
         self._tasks.add(turn.task)
         turn.task.add_done_callback(self._tasks.discard)

@@ -99,11 +99,11 @@ def new_input(message: str, conversation_id: str | None) -> TextMessage:
 
 async def prepared_turn(robot: Robot, message: str, conversation_id: str | None) -> PreparedTurn:
     """The robot's next turn for `message`, prepared but not run: the tools, the history its first thinking
-    step sends (recalled and prefixed by the same `Brain.history` and `Chain.prompt_history` a turn uses),
+    step sends (recalled and prefixed by the same `Brain.ahistory` and `Chain.prompt_history` a turn uses),
     the input. The server injects this as the `TurnPreparer` of the LLM component's dry run."""
     brain = build_brain(robot)
     user_input = new_input(message, conversation_id)
-    history = brain.chain.prompt_history(await brain.history(user_input))
+    history = brain.chain.prompt_history(await brain.ahistory(user_input))
     return PreparedTurn(brain.chain.tools, history, user_input)
 
 

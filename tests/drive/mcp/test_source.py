@@ -18,7 +18,7 @@ from tfrobot.tfl import TFLInterpreter
 
 
 async def call(source: MCPToolSource, name: str, arguments: str) -> ToolReturn:
-    return await Drive(source.tools()).call(ToolCall(id="c1", name=name, arguments=arguments))
+    return await Drive(source.tools()).acall(ToolCall(id="c1", name=name, arguments=arguments))
 
 
 async def test_stdio_tools_are_listed_with_their_hints_and_called() -> None:

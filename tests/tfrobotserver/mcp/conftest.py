@@ -19,12 +19,13 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.reliability.servers import Server, fresh_database, serve
 
 TFROBOT = Path(sys.executable).with_name("tfrobot")
-README = Path(__file__).resolve().parents[3] / "README.md"
+SERVER_DOC = Path(__file__).resolve().parents[3] / "docs" / "server.md"
 
 
-def readme_configs() -> list[dict[str, Any]]:
-    """The `mcpServers` entries of the README's MCP section, in order (stdio, then HTTP)."""
-    text = README.read_text(encoding="utf-8").split("## MCP: a robot in any MCP client\n", 1)[1].split("\n## ", 1)[0]
+def doc_configs() -> list[dict[str, Any]]:
+    """The `mcpServers` entries of docs/server.md's MCP section, in order (stdio, then HTTP)."""
+    text = SERVER_DOC.read_text(encoding="utf-8").split("## MCP: a robot in any MCP client\n", 1)[1]
+    text = text.split("\n## ", 1)[0]
     blocks = [b.split("```", 1)[0] for b in text.split("```json\n")[1:]]
     return [json.loads(b)["mcpServers"]["tfrobot-demo"] for b in blocks]
 

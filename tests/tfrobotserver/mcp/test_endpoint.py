@@ -20,7 +20,7 @@ from tfrobotserver.actions.alias import READ_OPS
 from tfrobotserver.mcp import MCP_PATH, resource_uri
 from tfrobotserver.mcp.resources import RESOURCE_NOT_FOUND
 
-from .conftest import endpoint, http_session, readme_configs
+from .conftest import doc_configs, endpoint, http_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -206,8 +206,8 @@ async def test_resources_list_pages_through_conversations_and_documents(server: 
     assert bad_cursor.value.error.code == types.INVALID_PARAMS
 
 
-async def test_the_readme_http_configuration_is_the_endpoint_with_a_bearer_token(server: Server) -> None:
-    config = readme_configs()[1]
+async def test_the_documented_http_configuration_is_the_endpoint_with_a_bearer_token(server: Server) -> None:
+    config = doc_configs()[1]
     assert config["url"] == "http://127.0.0.1:8000" + MCP_PATH.format(robot="demo")
     assert config["headers"] == {"Authorization": "Bearer ${env:TFROBOT_TOKEN}"}
     assert endpoint(server) == config["url"].replace(":8000", f":{server.port}")

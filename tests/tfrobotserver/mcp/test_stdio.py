@@ -1,6 +1,6 @@
-"""`tfrobot mcp ROBOT` as a real subprocess, started the way the README tells an MCP client to start it.
+"""`tfrobot mcp ROBOT` as a real subprocess, started the way docs/server.md tells an MCP client to start it.
 
-The README's stdio configuration is read from the README itself, so that it is what runs.
+The stdio configuration is read from docs/server.md itself, so that it is what runs.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from tfrobotserver.cli import app
 from tfrobotserver.mcp import resource_uri
 
-from .conftest import readme_configs, stdio_session
+from .conftest import doc_configs, stdio_session
 
 
 def _text(result: types.CallToolResult) -> str:
@@ -23,8 +23,8 @@ def _text(result: types.CallToolResult) -> str:
     return block.text
 
 
-async def test_the_readme_stdio_configuration_operates_the_demo_robot() -> None:
-    config = readme_configs()[0]
+async def test_the_documented_stdio_configuration_operates_the_demo_robot() -> None:
+    config = doc_configs()[0]
     assert (config["command"], config["args"]) == ("tfrobot", ["mcp", "demo"])
     async with stdio_session(config["command"], config["args"]) as session:
         names = {t.name for t in (await session.list_tools()).tools}
@@ -55,7 +55,7 @@ async def test_the_readme_stdio_configuration_operates_the_demo_robot() -> None:
 
 
 async def test_read_only_offers_and_allows_reads_only() -> None:
-    config = readme_configs()[0]
+    config = doc_configs()[0]
     async with stdio_session(config["command"], [*config["args"], "--read-only"]) as session:
         tools = (await session.list_tools()).tools
         refused = await session.call_tool("memory__adelete_doc", {"doc_id": 1})

@@ -2,7 +2,7 @@
  * Chat with a robot and read each turn's trace in order: reasoning, tool calls and results,
  * TFL scripts and their console output (images included), and the provider request (dry run).
  *
- * Endpoint (see README, "Console → chat endpoint"):
+ * Endpoint (see docs/console.md, "Chat endpoint"):
  *   POST /api/robots/{robot}/chat  {message, conversationId?, dryRun?}
  *   → application/json {conversationId?, message, trace: [records], request?}
  *   → or text/event-stream: `delta` {text}, `trace` {record}, `done` {the JSON body above}, and

@@ -213,7 +213,7 @@ class Chain:
             for call in self.drive.needs_confirmation(reply.tool_calls) if self.confirm is not None else ():
                 yield ConfirmationRequested(step=step, call=call)
             clock, call_ms = _Clock(), dict[str, int]()
-            tool_msg = await self.drive.execute(
+            tool_msg = await self.drive.aexecute(
                 reply.tool_calls, conversation_id=conversation_id, confirm=self.confirm, call_ms=call_ms
             )
             ctx.intermediate_msgs.append(tool_msg)

@@ -47,7 +47,7 @@ from tfrobot.schema.message.msg_part import (
     TextUserMsgPart,
     VideoUserMsgPart,
 )
-from tfrobot.schema.message.tool import FunctionCall, FunctionReturn, ToolCall, ToolReturn
+from tfrobot.schema.message.tool_call import FunctionCall, FunctionReturn, ToolCall, ToolReturn
 from tfrobot.schema.users import BaseGroup, BaseUser
 
 __all__ = [

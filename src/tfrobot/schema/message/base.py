@@ -41,7 +41,7 @@ from tfrobot.schema.message.llms.llm_requests import (
 )
 from tfrobot.schema.message.msg_part import MsgPart
 from tfrobot.schema.message.storable import check_storable
-from tfrobot.schema.message.tool import FunctionCall, FunctionReturn, ToolCall, ToolReturn
+from tfrobot.schema.message.tool_call import FunctionCall, FunctionReturn, ToolCall, ToolReturn
 from tfrobot.schema.omission import IS_EMPTY, IS_NONE
 from tfrobot.schema.types import AttributeValue
 from tfrobot.schema.users import BaseGroup, BaseUser

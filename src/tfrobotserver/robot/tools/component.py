@@ -130,5 +130,5 @@ class ToolsComponent(TFSComponent):
 
     async def _run(self, tool: BaseTool, arguments: dict[str, Any]) -> ToolCallResult:
         call = ToolCall(id="console", name=tool.name, arguments=json.dumps(arguments))
-        returned = await tool.run(call)
+        returned = await tool.arun(call)
         return ToolCallResult(tool=tool.name, is_error=returned.is_error, result=returned.model_dump(mode="json"))

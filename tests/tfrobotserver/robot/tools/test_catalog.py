@@ -93,7 +93,7 @@ async def test_mcp_servers_over_stdio_and_http_with_prefixes_and_per_tool_option
         assert (tools["fs_greet"].confirm, tools["fs_greet"].timeout) == (True, 4)
         assert tools["fs_delete_note"].confirm  # from the server's destructiveHint
         assert tools["web_greet"].read_only  # from its readOnlyHint
-        greeted = await tools["fs_greet"].invoke({"name": "Lu"})
+        greeted = await tools["fs_greet"].ainvoke({"name": "Lu"})
         assert greeted.result == "Salut, Lu!"
         assert [s.state for s in catalog.sources()] == ["ready", "ready", "ready"]
     finally:

@@ -58,7 +58,7 @@ from tfrobot.brain.chain.llms.structured import (
     parse_structured,
     structured_options,
 )
-from tfrobot.brain.chain.llms.tools import SchemaCleaner
+from tfrobot.brain.chain.llms.tool_schema import SchemaCleaner
 from tfrobot.brain.chain.llms.zhipu import ZhipuChat
 from tfrobot.schema.tool_definition import ToolDefinition
 

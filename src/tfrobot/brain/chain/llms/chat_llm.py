@@ -30,7 +30,7 @@ from tfrobot.brain.chain.llms.portable import named_back, portable_id, restore_t
 from tfrobot.brain.chain.llms.registry import register_provider
 from tfrobot.brain.chain.llms.request_builder import RequestBuilder
 from tfrobot.brain.chain.llms.stream import MessageAssembler, StreamDelta
-from tfrobot.brain.chain.llms.tools import SchemaCleaner
+from tfrobot.brain.chain.llms.tool_schema import SchemaCleaner
 from tfrobot.brain.chain.llms.transport import SDKTransport
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, PromptContext
 from tfrobot.schema.message.base import BaseMessage

@@ -40,7 +40,7 @@ from tfrobot.brain.chain.llms.stream import (
     ToolCallDelta,
     reply_message,
 )
-from tfrobot.brain.chain.llms.tools import GeminiSchemaCleaner, SchemaCleaner
+from tfrobot.brain.chain.llms.tool_schema import GeminiSchemaCleaner, SchemaCleaner
 from tfrobot.brain.chain.llms.wire import CONSOLE_LABEL, SYSTEM_LABEL, assistant_text, attachment_label
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
@@ -56,7 +56,7 @@ from tfrobot.schema.message.llms.llm_requests import (
 )
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
 from tfrobot.schema.message.msg_part import TextUserMsgPart
-from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.message.tool_call import ToolCall
 from tfrobot.schema.tool_definition import ToolDefinition
 
 DUMMY_THOUGHT_SIGNATURE = b"skip_thought_signature_validator"

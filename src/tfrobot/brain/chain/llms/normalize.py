@@ -41,7 +41,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     merge_user_messages,
 )
 from tfrobot.schema.message.msg_part import TextUserMsgPart
-from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.message.tool_call import ToolCall
 
 MISSING_RESULT = "[no result: the tool call was interrupted before it returned]"
 """Content of the error result inserted for a call that has none."""

@@ -52,7 +52,7 @@ from tfrobot.schema.message.llms.llm_requests import (
 )
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.msg_part import MediaPart, TextUserMsgPart
-from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.message.tool_call import ToolCall
 from tfrobot.schema.tool_definition import ToolDefinition
 
 _AUDIO_FORMATS = {

@@ -46,7 +46,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMUserMessage,
 )
 from tfrobot.schema.message.llms.llm_response import Usage
-from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.message.tool_call import ToolCall
 from tfrobot.schema.tool_definition import ToolDefinition
 
 

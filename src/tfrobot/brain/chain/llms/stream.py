@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from tfrobot.schema.message.conversation.message_dto import AssistantRefusalMessage, AssistantTextMessage
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock, Usage
-from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.message.tool_call import ToolCall
 
 
 class _Delta(BaseModel):

@@ -23,7 +23,7 @@ from pydantic import ConfigDict, Field, RootModel, TypeAdapter
 
 from tfrobot.schema.message.llms.llm_response import ReasoningBlock, ServerToolBlock
 from tfrobot.schema.message.msg_part import MsgPart, TextUserMsgPart
-from tfrobot.schema.message.tool import ToolCall
+from tfrobot.schema.message.tool_call import ToolCall
 
 LLMToolCall: TypeAlias = ToolCall
 """A tool call in a request is the same object the assistant message holds: nothing to convert."""

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfrobot.schema.message import ToolCall
-from tfrobot.schema.message.tool import _loads
+from tfrobot.schema.message.tool_call import _loads
 
 _values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),

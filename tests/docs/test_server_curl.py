@@ -1,4 +1,5 @@
-"""The README's curl examples run against the real app and succeed (docs examples are tested)."""
+"""The curl examples of docs/server.md, docs/components.md and the README's API section run against the real
+app and succeed, and the robot files those pages and docs/robots.md show are ones the server takes."""
 
 from __future__ import annotations
 
@@ -17,20 +18,31 @@ from tfrobotserver.cli import LOCAL_TOKEN_FILE
 from tfrobotserver.robot.demo import build_demo_robot
 from tfrobotserver.robot.tools import MCPTools
 
-README = Path(__file__).parents[2] / "README.md"
-SECRET = "readme-local-secret-0123456789"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+SECRET = "docs-local-secret-0123456789"
 """What `$TOKEN` stands for: the examples run against a server in local mode, as `make run` starts it."""
 
 
-def section(title: str) -> str:
-    return README.read_text(encoding="utf-8").split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+def page(name: str) -> str:
+    """A docs page by its name; `README` is the repository's README."""
+    path = ROOT / "README.md" if name == "README" else DOCS / f"{name}.md"
+    return path.read_text(encoding="utf-8")
 
 
-def curl_commands(title: str = "Server: the TFSAction API") -> list[list[str]]:
-    block = next(b for b in section(title).split("```bash")[1:] if "curl" in b.split("```", 1)[0])
+def section(name: str, title: str) -> str:
+    return page(name).split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def curl_commands(text: str) -> list[list[str]]:
+    """The commands of the text's first bash block that runs curl."""
+    block = next(b for b in text.split("```bash")[1:] if "curl" in b.split("```", 1)[0])
     block = block.split("```", 1)[0]
     joined = re.sub(r"\\\n\s*", " ", block)
     return [shlex.split(line, comments=True) for line in joined.splitlines() if line.strip().startswith("curl")]
+
+
+README_API = section("README", "Every component is an API")
 
 
 @pytest.fixture
@@ -40,13 +52,17 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield c
 
 
-def test_readme_has_curl_examples() -> None:
-    assert len(curl_commands()) >= 4
-    assert f"TOKEN=$(cat ~/.local/share/tfrobot/{LOCAL_TOKEN_FILE})" in section("Server: the TFSAction API")
+def test_the_pages_have_curl_examples() -> None:
+    assert len(curl_commands(page("server"))) >= 4
+    assert len(curl_commands(page("components"))) >= 4
+    assert len(curl_commands(README_API)) >= 2
+    assert f"TOKEN=$(cat ~/.local/share/tfrobot/{LOCAL_TOKEN_FILE})" in page("server")
 
 
-@pytest.mark.parametrize("argv", curl_commands() + curl_commands("Robots and components"))
-def test_readme_curl_example(client: TestClient, argv: list[str]) -> None:
+@pytest.mark.parametrize(
+    "argv", curl_commands(page("server")) + curl_commands(page("components")) + curl_commands(README_API)
+)
+def test_curl_example(client: TestClient, argv: list[str]) -> None:
     method, url, headers, body = "GET", "", {}, None
     args = iter(argv[1:])
     for arg in args:
@@ -67,8 +83,8 @@ def test_readme_curl_example(client: TestClient, argv: list[str]) -> None:
     assert response.status_code == 200, response.text
 
 
-def test_readme_robot_config_serves(tmp_path: Path) -> None:
-    yaml_text = section("Robots and components").split("```yaml\n", 1)[1].split("```", 1)[0]
+def test_the_components_robot_file_serves(tmp_path: Path) -> None:
+    yaml_text = page("components").split("```yaml\n", 1)[1].split("```", 1)[0]
     folder = tmp_path / "robots"
     folder.mkdir()
     (folder / "support.yaml").write_text(yaml_text, encoding="utf-8")
@@ -82,10 +98,10 @@ def test_readme_robot_config_serves(tmp_path: Path) -> None:
         assert [n["iri"] for n in nodes["items"]] == ["ex:faq"]
 
 
-def test_readme_http_mcp_entry_is_a_valid_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's streamable-HTTP entry is one a robot file takes (its stdio robot is served in
-    tests/test_readme.py; HTTP servers chat end to end in tests/tfrobotserver/robot/tools/)."""
-    block = section("Tools: Python functions and MCP servers").split("```yaml\n")[2].split("```", 1)[0]
+def test_the_robots_http_mcp_entry_is_a_valid_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/robots.md's streamable-HTTP entry is one a robot file takes (the README's stdio robot is served
+    in tests/test_readme.py; HTTP servers chat end to end in tests/tfrobotserver/robot/tools/)."""
+    block = section("robots", "Tools: Python functions and MCP servers").split("```yaml\n")[1].split("```", 1)[0]
     (entry,) = yaml.safe_load(block)
     monkeypatch.setenv("WEB_TOKEN", "web-secret")
     parsed = MCPTools.model_validate(entry)
