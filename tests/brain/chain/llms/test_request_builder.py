@@ -46,9 +46,18 @@ def _llm(provider: str, media_root: Path | None = None) -> ChatLLM:
     return create_llm(provider, media_roots=(media_root,) if media_root else ())
 
 
-def _step(i: int, *, container: str | None = None, ids: tuple[str, str] | None = None) -> list[BaseMessage]:
+def _step(
+    i: int,
+    *,
+    container: str | None = None,
+    ids: tuple[str, str] | None = None,
+    calls: bool = True,
+    model: str = "zhipu:glm-4.6",
+) -> list[BaseMessage]:
     """One thinking/doing step of the running turn: a reasoning reply with two calls (one result carries an
-    image), and on odd steps a TFL script whose console output carries a chart. `ids`: its calls' ids."""
+    image), and on odd steps a TFL script whose console output carries a chart. `ids`: its calls' ids;
+    `calls=False`: a reply with a script and no calls; `model`: the reply's model tag (whose provider gets
+    its reasoning text back)."""
     first, second = ids or (f"call_{i}_a", f"call_{i}_b")
     reply = AssistantTextMessage(
         content=f"Step {i}: checking two cities." if i % 3 else "",
@@ -61,12 +70,14 @@ def _step(i: int, *, container: str | None = None, ids: tuple[str, str] | None =
         tool_calls=[
             ToolCall(id=first, name="weather", arguments='{"city": "Paris"}'),
             ToolCall(id=second, name="weather", arguments='{"city": "Tokyo"}'),
-        ],
-        tfl_scripts=["print(1)"] if i % 2 else [],
+        ]
+        if calls
+        else [],
+        tfl_scripts=["print(1)"] if i % 2 or not calls else [],
         server_tool_blocks=[ServerToolBlock(provider="anthropic", block={"type": "container", "id": container})]
         if container
         else [],
-        model="zhipu:glm-4.6",
+        model=model,
         msg_id=f"s{i}-reply",
     )
     results = BaseMessage(
@@ -77,8 +88,8 @@ def _step(i: int, *, container: str | None = None, ids: tuple[str, str] | None =
         ],
         msg_id=f"s{i}-tools",
     )
-    step: list[BaseMessage] = [reply, results]
-    if i % 2:
+    step: list[BaseMessage] = [reply, results] if calls else [reply]
+    if i % 2 or not calls:
         console = [ConsoleResult(result="1", script="print(1)", attachments=[image("a chart")])]
         step.append(BaseMessage(role="console", console_reses=console, msg_id=f"s{i}-console"))
     return step
@@ -280,25 +291,43 @@ def _history(draw: st.DrawFn) -> list[BaseMessage]:
 
 
 _STEP_IDS = st.lists(st.sampled_from(["c1", "c2", "c1_2", "x", "y"]), min_size=2, max_size=2, unique=True)
+_VARIANTS = [
+    *((provider, {}) for provider in PROVIDERS),
+    ("openai", {"model": "deepseek-chat"}),  # `tool_turns` replay, by its profile
+    ("zhipu", {"reasoning_replay": "tool_turns"}),
+    ("doubao", {"reasoning_replay": "always"}),
+]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    history=_history(),
-    steps=st.lists(st.one_of(st.none(), _STEP_IDS), min_size=1, max_size=4),
-    provider=st.sampled_from(PROVIDERS),
-)
+@st.composite
+def _steps(draw: st.DrawFn) -> list[list[BaseMessage]]:
+    """A turn's steps, each built after: calls under ids of their own or under ids the history may use too
+    (some repeated across steps), a reply with a script and no calls, the console output of a step appended
+    after its request was built, replies of models whose reasoning some providers get back."""
+    builds: list[list[BaseMessage]] = []
+    for i in range(draw(st.integers(1, 4))):
+        ids = draw(st.one_of(st.none(), _STEP_IDS))
+        model = draw(st.sampled_from(["zhipu:glm-4.6", "openai:deepseek-chat", "doubao:seed", "anthropic:c"]))
+        step = _step(i, ids=(ids[0], ids[1]) if ids else None, calls=draw(st.booleans()), model=model)
+        split = len(step) == 3 and draw(st.booleans())
+        builds += [step[:2], step[2:]] if split else [step]
+    return builds
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(history=_history(), steps=_steps(), variant=st.sampled_from(_VARIANTS))
 def test_random_histories_every_step_is_the_fresh_request(
-    history: list[BaseMessage], steps: list[list[str] | None], provider: str
+    history: list[BaseMessage], steps: list[list[BaseMessage]], variant: tuple[str, dict[str, Any]]
 ) -> None:
-    """Steps call under ids of their own, or under ids the history may use too (some repeated across steps)."""
-    builder = _llm(provider).request_builder(TextMessage(content="Go.", msg_id="q"), history)
+    provider, llm_settings = variant
+    llm = create_llm(provider, **llm_settings)
+    builder = llm.request_builder(TextMessage(content="Go.", msg_id="q"), history)
     error = _fresh_error(builder)
     if error is not None:  # a history no request can be built of fails as the fresh build does
         with pytest.raises(type(error)):
             builder.build([], TOOLS)
         return
-    _loop(builder, [_step(i, ids=(ids[0], ids[1]) if ids else None) for i, ids in enumerate(steps)])
+    _loop(builder, steps)
 
 
 def _fresh_error(builder: RequestBuilder) -> Exception | None:

@@ -4,7 +4,7 @@ An agent loop of k steps sends k requests that differ only at the end: each hold
 the current input (the *prefix*), then the chain's messages of the turn so far (the *suffix*), which grow by
 a few messages a step. `construct_request_params` converts all of it every step (O(N·k) for the turn); a
 builder, made by the chain at the start of a turn, converts the prefix once and then, per step, only the
-suffix, so a step costs O(messages of the turn) and the request is exactly the one a fresh
+step's new messages, so a step costs O(new messages) and the request is exactly the one a fresh
 `construct_request_params` would build (deep equality of the SDK's keyword arguments, tested per provider).
 
 The cut is where no phase of the pipeline looks across it, which the builder checks rather than assumes:
@@ -22,8 +22,14 @@ The cut is where no phase of the pipeline looks across it, which the builder che
   adapter would not have joined the prefix's last API message with the suffix's first (`_same_turn`: the
   roles differ); the prefix's conversion only adds parameters (Anthropic's container), which a suffix that
   sets its own overrides, as its later message would in one conversion.
+* phase 5 within the suffix: each step (an assistant message with calls, then its results, their carriers
+  and console output) is converted alone, once, when every assistant message of the turn makes calls
+  (reasoning replay of `tool_turns` looks at the whole turn) and no two steps' API messages would have been
+  joined; otherwise the suffix is converted whole each step, which is still O(turn).
 
-When a check fails the step is built fresh, and so is every later step of the turn. The builder takes the
+When a check fails the step is built fresh, and so is every later step of the turn. Time does not enter:
+an Anthropic container that expires during the turn is still named by the steps after (a fresh build would
+drop it; the next code execution would start a new one). The builder takes the
 history and input as they are at its first request: a chain makes one per turn, during which its history
 does not change; a changed history needs a new builder. The suffix is compared by identity with the one
 of the step before: a list that is not that list plus new messages is converted again from the cut.
@@ -77,6 +83,17 @@ class _Prefix:
 
 
 @dataclass
+class _Step:
+    """One step of the turn converted: its assistant message and what answers it (results, carriers,
+    console output), at `start` of the suffix's messages and `api_start` of its API messages."""
+
+    start: int
+    api_start: int
+    added: dict[str, Any]
+    """The parameters its conversion added."""
+
+
+@dataclass
 class _Suffix:
     """The turn's messages converted so far, and the state of the checks after them."""
 
@@ -84,6 +101,15 @@ class _Suffix:
     msgs: list[BaseMessage] = field(default_factory=list)
     llm_msgs: list[LLMMessage] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
+    api_msgs: list[Any] = field(default_factory=list)
+    """The API messages of `steps`, in order."""
+    steps: list[_Step] = field(default_factory=list)
+    done: int = 0
+    """How many of `llm_msgs` the steps hold."""
+    by_step: bool = True
+    """Whether the steps are converted one by one; False once a step's conversion could depend on another's
+    (an assistant message without calls: OpenAI's `tool_turns` replay looks at the whole turn; or two
+    steps' API messages the adapter would have joined): the suffix is then converted whole every step."""
 
 
 class RequestBuilder:
@@ -137,17 +163,76 @@ class RequestBuilder:
         suffix = self._extend(prefix, turn)
         if suffix is None:
             return None
-        llm = self.llm
+        converted = self._convert_suffix(prefix, suffix)
+        if converted is None:
+            return None
+        api_suffix, added = converted
         params = dict(prefix.params)
+        for key, value in added.items():
+            params.setdefault(key, value)
+        return self.llm._assemble_api_request(params, [*prefix.api_msgs, *api_suffix], tools)
+
+    def _convert_suffix(self, prefix: _Prefix, suffix: _Suffix) -> tuple[list[Any], dict[str, Any]] | None:
+        """The suffix's API messages and the parameters the conversion of the whole request would add (the
+        latest message's win: a step's over the history's); None when the cut or a conversion fails.
+
+        Step by step when `by_step` holds: a step whose messages are all converted is kept, the last one
+        is converted again if messages were added to it, and each new one is converted alone (its
+        assistant message starts it; results, carriers and console output answer it and belong to it)."""
+        if suffix.by_step:
+            if self._convert_steps(prefix, suffix):
+                added = dict(prefix.added)
+                for step in suffix.steps:
+                    added.update(step.added)
+                return suffix.api_msgs, added
+            suffix.by_step, suffix.steps, suffix.api_msgs = False, [], []
+        converted = self._convert(suffix.llm_msgs, prefix.params)
+        if converted is None:
+            return None
+        api_msgs, added = converted
+        if api_msgs and prefix.api_msgs and self.llm._same_turn(prefix.api_msgs[-1], api_msgs[0]):
+            return None
+        return api_msgs, {**prefix.added, **added}
+
+    def _convert_steps(self, prefix: _Prefix, suffix: _Suffix) -> bool:
+        """Convert the steps not converted yet, each alone; False when they cannot be (see `by_step`)."""
+        msgs = suffix.llm_msgs
+        start = suffix.done
+        if start == len(msgs):
+            return True
+        if type(msgs[start]) is not LLMAssistantMessage:  # messages added to the last step: it is converted again
+            last = suffix.steps.pop()
+            start = last.start
+            del suffix.api_msgs[last.api_start :]
+        bounds = [i for i in range(start, len(msgs)) if type(msgs[i]) is LLMAssistantMessage]
+        for begin, end in zip(bounds, [*bounds[1:], len(msgs)], strict=True):
+            step = msgs[begin:end]
+            first = step[0]
+            if not (isinstance(first, LLMAssistantMessage) and first.tool_calls):
+                return False
+            converted = self._convert(step, prefix.params)
+            if converted is None:
+                return False
+            api_msgs, added = converted
+            before = suffix.api_msgs[-1] if suffix.api_msgs else prefix.api_msgs[-1] if prefix.api_msgs else None
+            if api_msgs and before is not None and self.llm._same_turn(before, api_msgs[0]):
+                return False
+            suffix.steps.append(_Step(start=begin, api_start=len(suffix.api_msgs), added=added))
+            suffix.api_msgs += api_msgs
+        suffix.done = len(msgs)
+        return True
+
+    def _convert(self, msgs: list[LLMMessage], base: dict[str, Any]) -> tuple[list[Any], dict[str, Any]] | None:
+        """Phase 5 of `msgs` on a copy of the parameters `base`: their API messages and the parameters the
+        conversion added; None when it fails or changes a parameter (only adding one is understood here)."""
+        params = dict(base)
         try:
-            api_suffix = llm.reformat_request_msg_to_api(suffix.llm_msgs, params) if suffix.llm_msgs else []
+            api_msgs = self.llm.reformat_request_msg_to_api(msgs, params)
         except LLMError:
             return None
-        if api_suffix and prefix.api_msgs and llm._same_turn(prefix.api_msgs[-1], api_suffix[0]):
+        if any(key not in params or params[key] is not value for key, value in base.items()):
             return None
-        for key, value in prefix.added.items():
-            params.setdefault(key, value)
-        return llm._assemble_api_request(params, [*prefix.api_msgs, *api_suffix], tools)
+        return api_msgs, {key: value for key, value in params.items() if key not in base}
 
     def _convert_prefix(self) -> _Prefix | None:
         """Phases 1-5 of the history and input; None when the cut after them is not clean."""
@@ -175,15 +260,11 @@ class RequestBuilder:
                 return None
         if not llm_msgs or not _plain_user(llm_msgs[-1]):
             return None
-        before = dict(params)
-        try:
-            api_msgs = llm.reformat_request_msg_to_api(llm_msgs, params)
-        except LLMError:
+        converted = self._convert(llm_msgs, params)
+        if converted is None:
             return None
-        if any(key not in params or params[key] is not value for key, value in before.items()):
-            return None  # the conversion changed a parameter: only adding one is understood here
-        added = {key: value for key, value in params.items() if key not in before}
-        self._prefix = _Prefix(params=before, added=added, api_msgs=api_msgs, ids=ids, scan=scan, mentioned=mentioned)
+        api_msgs, added = converted
+        self._prefix = _Prefix(params=params, added=added, api_msgs=api_msgs, ids=ids, scan=scan, mentioned=mentioned)
         return self._prefix
 
     def _extend(self, prefix: _Prefix, turn: list[BaseMessage]) -> _Suffix | None:
