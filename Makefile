@@ -2,7 +2,12 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# One venv, two installs: `run` needs only the server extra; test, lint, typecheck and bench need dev + bench
+# (the peers' SDKs of bench/ make that venv several times larger). dev includes server, so the dev install
+# also stands for the server one and either order works from a fresh clone.
+PYPROJECT_SUM := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+STAMP     := $(VENV)/.installed-dev-$(PYPROJECT_SUM)
+RUN_STAMP := $(VENV)/.installed-server-$(PYPROJECT_SUM)
 
 .DEFAULT_GOAL := help
 NPM    ?= npm
@@ -20,9 +25,15 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'
-	@rm -f $(VENV)/.installed-* && touch $@
+	@rm -f $(VENV)/.installed-* && touch $@ $(RUN_STAMP)
 
-venv: $(STAMP) ## Create .venv and install the project with its dev extras
+$(RUN_STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[server]'
+	@rm -f $(VENV)/.installed-server-* && touch $@
+
+venv: $(STAMP) ## Create .venv and install the project with its dev and bench extras (tests, lint, bench)
 
 $(WEB_DEPS): web/package-lock.json
 	cd web && $(NPM) ci --no-audit --no-fund
@@ -45,8 +56,10 @@ $(CHROMIUM):
 
 chromium: $(CHROMIUM) ## Install Debian's Chromium for the browser tests (root; skipped if present)
 
-run: $(STAMP) $(CONSOLE) ## Start TFRobotServer with the demo robot (prints the URL; `tfrobot demo` for the message demo)
-	$(BIN)/tfrobot serve
+RUN_ARGS ?=
+
+run: $(RUN_STAMP) $(CONSOLE) ## Start TFRobotServer with the demo robot, server extra only (prints the URL; RUN_ARGS="--port 8100")
+	$(BIN)/tfrobot serve $(RUN_ARGS)
 
 lint: $(STAMP) ## ruff check + format check
 	$(BIN)/ruff check src tests $(wildcard bench)

@@ -19,11 +19,11 @@ import { useState } from "react";
 
 import { type ActionInfo, ApiError, api, getToken, setToken } from "./api/client";
 import { ActionModalHost } from "./components/ActionForm";
+import { ComponentProvider, actionTitle } from "./components/context";
 import { navigate, routeHash, useRoute } from "./route";
 import { ChatView, useChatAvailable } from "./views/ChatView";
 import { ConfigView } from "./views/ConfigView";
 import { TraceView } from "./views/TraceView";
-import { ComponentProvider, actionTitle } from "./views/context";
 import { viewFor } from "./views/registry";
 
 function errorText(err: unknown): string {

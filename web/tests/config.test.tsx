@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 import type { ActionInfo } from "../src/api/client";
 import { ConfigView } from "../src/views/ConfigView";
-import { ComponentProvider } from "../src/views/context";
+import { ComponentProvider } from "../src/components/context";
 
 afterEach(() => {
   cleanup();

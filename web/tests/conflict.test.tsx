@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { type ActionInfo, ApiError, conflictOf } from "../src/api/client";
 import { ActionForm } from "../src/components/ActionForm";
-import { ComponentProvider } from "../src/views/context";
+import { ComponentProvider } from "../src/components/context";
 
 afterEach(() => {
   cleanup();

@@ -9,8 +9,9 @@ The grammar is `grammar.lark` in this package; docs/tfl.md documents the languag
 
 from __future__ import annotations
 
+from tfrobot.tfl.checker import BUILTINS, tool_name_problem
 from tfrobot.tfl.errors import ErrorKind, TFLError, TFLScriptError
-from tfrobot.tfl.interpreter import BUILTINS, TFLInterpreter, seconds_of, tool_name_problem
+from tfrobot.tfl.interpreter import TFLInterpreter, seconds_of
 from tfrobot.tfl.limits import TFLLimits
 from tfrobot.tfl.parser import grammar_text, parse
 from tfrobot.tfl.tool_registry import CallableToolRegistry, TFLToolRegistry, TFLToolSignature

@@ -9,8 +9,9 @@ could shadow a get_list); the class that combines them re-decorates the name to 
 
 `bind_actions` turns each declaration into a `BoundAction` for one concrete class: the params
 model (signature minus server-injected parameters), the return adapter with mixin TypeVars
-substituted, and both JSON Schemas. It returns None for a class whose actions still have free
-TypeVars (a generic base component): such a class cannot be served until it is parametrized.
+substituted, and both JSON Schemas (a list's paging parameters marked, see `paging`). It returns
+None for a class whose actions still have free TypeVars (a generic base component): such a class
+cannot be served until it is parametrized.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.decorator import DECL_ATTR, ActionDecl, _validate_get_list_return_type
 from tfrobotserver.actions.errors import ActionProtocolError
 from tfrobotserver.actions.injected import injection_key
+from tfrobotserver.actions.paging import declare_paging
 from tfrobotserver.actions.typing_tools import class_bindings, free_typevars, substitute
 
 REMOVED_ATTR = "__tfs_removed_actions__"
@@ -151,6 +153,8 @@ def _bind_one(cls: type, attr: str, decl: ActionDecl, bindings: Mapping[type, Ma
         f"{cls.__name__}_{attr}_params", __config__=ConfigDict(extra="forbid", title=f"{attr} params"), **fields
     )
     adapter: TypeAdapter[Any] = TypeAdapter(ret)
+    params_schema = params_model.model_json_schema(mode="validation")
+    declare_paging(qualname, ret, params_schema)
     return BoundAction(
         name=attr,
         alias=decl.alias,
@@ -160,7 +164,7 @@ def _bind_one(cls: type, attr: str, decl: ActionDecl, bindings: Mapping[type, Ma
         injected=injected,
         return_type=ret,
         return_adapter=adapter,
-        params_schema=params_model.model_json_schema(mode="validation"),
+        params_schema=params_schema,
         ret_schema=adapter.json_schema(mode="serialization"),
     )
 

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from tests.brain.memory.conftest import pg_execute, reply, run_sync, trace_turn
 from tfrobot.brain.memory import MemoryStoreError, MemoryStoreUnavailable, SQLMessageStore, database_unavailable
-from tfrobot.brain.memory.sql import _invalidate_lost
+from tfrobot.brain.memory.availability import _invalidate_lost
 
 
 def closed_port() -> int:

@@ -12,7 +12,7 @@ import { type ReactNode, createContext, useContext, useEffect, useMemo, useState
 import { type ActionInfo, ApiError, type Conflict, api, conflictOf } from "../api/client";
 import { type Params, type Scope, type UiResolution, optionsFor, pruneParams, resolveForUi } from "../protocol/resolver";
 import { type FieldInfo, fieldsOf, titleOf } from "../protocol/schema";
-import { actionTitle, isDestructive, isMutation, useComponent } from "../views/context";
+import { actionTitle, isDestructive, isMutation, useComponent } from "./context";
 import { toText } from "./format";
 import { ResultView } from "./ResultView";
 import { FieldRenderer } from "./SchemaForm";

@@ -1,9 +1,9 @@
 /**
  * A form generated from a JSON Schema with Mantine inputs.
  *
- * Field renderers are chosen from a ranked registry (JSON Forms' tester/rank idea): each entry
- * rates a schema and the highest rank renders it; the JSON editor is the fallback for anything
- * no entry understands. Unset optional fields stay `undefined` and are omitted from the request.
+ * Field renderers are chosen from the console's ranked registry (`./ranked`, JSON Forms'
+ * tester/rank idea): each entry rates a schema and the highest rank renders it; the JSON editor
+ * (rank 0) is the fallback for anything no entry understands. Unset optional fields stay `undefined` and are omitted from the request.
  */
 import {
   ActionIcon,
@@ -24,6 +24,7 @@ import {
 import { type ReactNode, useState } from "react";
 
 import { type Schema, deref, titleOf, typeOf, unwrapNullable } from "../protocol/schema";
+import { NOT_APPLICABLE, type RankedEntry, rankWith, rankedRegistry } from "./ranked";
 
 export interface SelectOption {
   label: string;
@@ -44,13 +45,9 @@ export interface FieldProps {
   options?: SelectOption[] | undefined;
 }
 
-interface Renderer {
-  name: string;
-  rank: (p: FieldProps) => number;
+export interface FieldEntry extends RankedEntry<FieldProps> {
   render: (p: FieldProps) => ReactNode;
 }
-
-const NOT_APPLICABLE = -1;
 
 function common(p: FieldProps) {
   return {
@@ -241,121 +238,116 @@ function FileField(p: FieldProps) {
 
 const INPUT_TYPES: Record<string, string> = { email: "email", uri: "url", date: "date", "date-time": "datetime-local", time: "time" };
 
-/** The ranked registry: the highest rank wins; JsonField (rank 0) is the fallback. */
-export const FIELD_RENDERERS: Renderer[] = [
-  {
-    name: "options",
-    rank: (p) => (p.options ? 100 : NOT_APPLICABLE),
-    render: (p) => <SelectField {...p} choices={p.options ?? []} />,
-  },
-  {
-    name: "enum",
-    rank: (p) => (p.schema.enum ? 50 : p.schema.const !== undefined ? 40 : NOT_APPLICABLE),
-    render: (p) => (
-      <SelectField {...p} choices={(p.schema.enum ?? [p.schema.const ?? null]).map((v) => ({ label: String(v), value: v }))} />
-    ),
-  },
-  {
-    name: "file",
-    rank: (p) => (typeOf(p.schema) === "string" && p.schema.contentEncoding === "base64" && !p.readOnly ? 30 : NOT_APPLICABLE),
-    render: (p) => <FileField {...p} />,
-  },
-  {
-    name: "boolean",
-    rank: (p) => (typeOf(p.schema) === "boolean" ? 10 : NOT_APPLICABLE),
-    render: (p) => (
-      <Switch
-        label={p.label}
-        description={p.description}
-        error={p.error}
-        checked={p.value === true}
-        disabled={p.readOnly}
-        data-field={p.name}
-        onChange={(e) => p.onChange(e.currentTarget.checked)}
-      />
-    ),
-  },
-  {
-    name: "number",
-    rank: (p) => (["integer", "number"].includes(typeOf(p.schema) ?? "") ? 10 : NOT_APPLICABLE),
-    render: (p) => (
-      <NumberInput
-        {...common(p)}
-        value={typeof p.value === "number" ? p.value : ""}
-        allowDecimal={typeOf(p.schema) === "number"}
-        min={p.schema.minimum}
-        max={p.schema.maximum}
-        onChange={(v) => p.onChange(numberValue(v))}
-      />
-    ),
-  },
-  {
-    name: "string",
-    rank: (p) => (typeOf(p.schema) === "string" ? 10 : NOT_APPLICABLE),
-    render: (p) => {
-      const value = typeof p.value === "string" ? p.value : p.value === undefined ? "" : String(p.value);
-      const long = (p.schema.maxLength ?? 0) > ONE_LINE_MAX || p.schema.format === "textarea" || value.includes("\n");
-      const onChange = (t: string) => p.onChange(t === "" && !p.required ? undefined : t);
-      if (long) return <Textarea {...common(p)} autosize minRows={3} value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
-      return (
-        <TextInput
-          {...common(p)}
-          type={INPUT_TYPES[p.schema.format ?? ""] ?? "text"}
-          placeholder={p.schema.format}
-          value={value}
-          onChange={(e) => onChange(e.currentTarget.value)}
+/** The field renderers by rank; JsonField (rank 0) is the fallback; `FIELD_RENDERERS.register` adds one. */
+export const FIELD_RENDERERS = rankedRegistry<FieldProps, FieldEntry>(
+  "field renderer",
+  [
+    {
+      name: "options",
+      rank: rankWith(100, (p) => p.options !== undefined),
+      render: (p) => <SelectField {...p} choices={p.options ?? []} />,
+    },
+    {
+      name: "enum",
+      rank: (p) => (p.schema.enum ? 50 : p.schema.const !== undefined ? 40 : NOT_APPLICABLE),
+      render: (p) => (
+        <SelectField {...p} choices={(p.schema.enum ?? [p.schema.const ?? null]).map((v) => ({ label: String(v), value: v }))} />
+      ),
+    },
+    {
+      name: "file",
+      rank: rankWith(30, (p) => typeOf(p.schema) === "string" && p.schema.contentEncoding === "base64" && !p.readOnly),
+      render: (p) => <FileField {...p} />,
+    },
+    {
+      name: "boolean",
+      rank: rankWith(10, (p) => typeOf(p.schema) === "boolean"),
+      render: (p) => (
+        <Switch
+          label={p.label}
+          description={p.description}
+          error={p.error}
+          checked={p.value === true}
+          disabled={p.readOnly}
+          data-field={p.name}
+          onChange={(e) => p.onChange(e.currentTarget.checked)}
         />
-      );
+      ),
     },
-  },
-  {
-    name: "tags",
-    rank: (p) => {
-      if (typeOf(p.schema) !== "array") return NOT_APPLICABLE;
-      const t = typeOf(unwrapNullable(p.schema.items ?? {}, p.root).schema);
-      return t === "string" || t === "integer" || t === "number" ? 20 : NOT_APPLICABLE;
-    },
-    render: (p) => {
-      const numeric = ["integer", "number"].includes(typeOf(unwrapNullable(p.schema.items ?? {}, p.root).schema) ?? "");
-      const list = Array.isArray(p.value) ? p.value.map(String) : [];
-      return (
-        <TagsInput
+    {
+      name: "number",
+      rank: rankWith(10, (p) => ["integer", "number"].includes(typeOf(p.schema) ?? "")),
+      render: (p) => (
+        <NumberInput
           {...common(p)}
-          value={list}
-          placeholder="Type and press Enter"
-          onChange={(tags) => p.onChange(numeric ? tags.map(Number).filter((n) => !Number.isNaN(n)) : tags)}
+          value={typeof p.value === "number" ? p.value : ""}
+          allowDecimal={typeOf(p.schema) === "number"}
+          min={p.schema.minimum}
+          max={p.schema.maximum}
+          onChange={(v) => p.onChange(numberValue(v))}
         />
-      );
+      ),
     },
-  },
-  {
-    name: "array-of-objects",
-    rank: (p) => {
-      if (typeOf(p.schema) !== "array") return NOT_APPLICABLE;
-      return unwrapNullable(p.schema.items ?? {}, p.root).schema.properties ? 20 : NOT_APPLICABLE;
+    {
+      name: "string",
+      rank: rankWith(10, (p) => typeOf(p.schema) === "string"),
+      render: (p) => {
+        const value = typeof p.value === "string" ? p.value : p.value === undefined ? "" : String(p.value);
+        const long = (p.schema.maxLength ?? 0) > ONE_LINE_MAX || p.schema.format === "textarea" || value.includes("\n");
+        const onChange = (t: string) => p.onChange(t === "" && !p.required ? undefined : t);
+        if (long) return <Textarea {...common(p)} autosize minRows={3} value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
+        return (
+          <TextInput
+            {...common(p)}
+            type={INPUT_TYPES[p.schema.format ?? ""] ?? "text"}
+            placeholder={p.schema.format}
+            value={value}
+            onChange={(e) => onChange(e.currentTarget.value)}
+          />
+        );
+      },
     },
-    render: (p) => <ArrayOfObjectsField {...p} />,
-  },
-  {
-    name: "object",
-    rank: (p) => (typeOf(p.schema) === "object" && p.schema.properties && Object.keys(p.schema.properties).length ? 15 : NOT_APPLICABLE),
-    render: (p) => <ObjectField {...p} />,
-  },
-  { name: "json", rank: () => 0, render: (p) => <JsonField {...p} /> },
-];
+    {
+      name: "tags",
+      rank: (p) => {
+        if (typeOf(p.schema) !== "array") return NOT_APPLICABLE;
+        const t = typeOf(unwrapNullable(p.schema.items ?? {}, p.root).schema);
+        return t === "string" || t === "integer" || t === "number" ? 20 : NOT_APPLICABLE;
+      },
+      render: (p) => {
+        const numeric = ["integer", "number"].includes(typeOf(unwrapNullable(p.schema.items ?? {}, p.root).schema) ?? "");
+        const list = Array.isArray(p.value) ? p.value.map(String) : [];
+        return (
+          <TagsInput
+            {...common(p)}
+            value={list}
+            placeholder="Type and press Enter"
+            onChange={(tags) => p.onChange(numeric ? tags.map(Number).filter((n) => !Number.isNaN(n)) : tags)}
+          />
+        );
+      },
+    },
+    {
+      name: "array-of-objects",
+      rank: (p) => {
+        if (typeOf(p.schema) !== "array") return NOT_APPLICABLE;
+        return unwrapNullable(p.schema.items ?? {}, p.root).schema.properties ? 20 : NOT_APPLICABLE;
+      },
+      render: (p) => <ArrayOfObjectsField {...p} />,
+    },
+    {
+      name: "object",
+      rank: rankWith(15, (p) => typeOf(p.schema) === "object" && Object.keys(p.schema.properties ?? {}).length > 0),
+      render: (p) => <ObjectField {...p} />,
+    },
+    { name: "json", rank: () => 0, render: (p) => <JsonField {...p} /> },
+  ],
+  (p) => `the field ${JSON.stringify(p.name)}`,
+);
 
 export function FieldRenderer(props: FieldProps) {
   const schema = deref(props.schema, props.root);
   // A null from the data (a node without properties) is an empty field, never the text "null".
   const p = { ...props, schema, value: props.value === null ? undefined : props.value };
-  let best: Renderer | undefined;
-  let bestRank = NOT_APPLICABLE;
-  for (const r of FIELD_RENDERERS) {
-    const rank = r.rank(p);
-    if (rank > bestRank) {
-      best = r;
-      bestRank = rank;
-    }
-  }
-  return <>{best?.render(p)}</>;
+  return <>{FIELD_RENDERERS.select(p).render(p)}</>;
 }

@@ -5,7 +5,7 @@
 import { notifications } from "@mantine/notifications";
 
 import type { ActionInfo } from "../api/client";
-import { actionTitle } from "../views/context";
+import { actionTitle } from "./context";
 
 const DONE: Record<string, string> = {
   create: "Created.",

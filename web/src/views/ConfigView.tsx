@@ -11,8 +11,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 
 import { api } from "../api/client";
+import { useComponent } from "../components/context";
 import { toText } from "../components/format";
-import { useComponent } from "./context";
 
 interface FieldProvenance {
   field: string;

@@ -10,11 +10,11 @@ import { useEffect, useMemo, useRef, useState } from "react";
 
 import type { ActionInfo } from "../api/client";
 import { ActionButtons } from "../components/ActionForm";
+import { queryKey, resourceOf, useComponent } from "../components/context";
 import { toText } from "../components/format";
 import { FieldRenderer } from "../components/SchemaForm";
 import { type Params, containerScope, elementScope, pruneParams } from "../protocol/resolver";
 import { type Schema, deref, elementSlots, fieldsOf, titleOf } from "../protocol/schema";
-import { queryKey, resourceOf, useComponent } from "./context";
 
 const LAYOUTS = ["cose", "grid", "circle", "concentric", "breadthfirst"] as const;
 type Layout = (typeof LAYOUTS)[number];

@@ -1,22 +1,22 @@
 /**
  * category=pageable, get_list: a virtualised table (TanStack Table + TanStack Virtual inside a
- * Mantine Table) with a paginator driven by the container's schema: page/pageSize or cursor.
- * Every row gets its own scope: container variables overridden by the row's x-namespace.
+ * Mantine Table) with the paginator the action declares: page/pageSize or cursor. The view only
+ * renders; params, page or cursor, fetching and errors live in `useListController`. Every row gets
+ * its own scope: container variables overridden by the row's x-namespace.
  */
 import { Alert, Button, Group, Pagination, Paper, Select, SimpleGrid, Stack, Table, Text } from "@mantine/core";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState } from "react";
 
 import type { ActionInfo } from "../api/client";
 import { ActionButtons } from "../components/ActionForm";
+import { resourceOf } from "../components/context";
 import { cellText, toText } from "../components/format";
-import { type Scopes } from "../components/ActionForm";
 import { FieldRenderer } from "../components/SchemaForm";
-import { type Params, containerScope, elementScope, pruneParams } from "../protocol/resolver";
-import { type FieldInfo, type Schema, deref, elementSlots, fieldsOf, titleOf } from "../protocol/schema";
-import { queryKey, resourceOf, useComponent } from "./context";
+import { type Params, pruneParams } from "../protocol/resolver";
+import { type FieldInfo, type Schema, deref, elementSlots, titleOf } from "../protocol/schema";
+import { type ListRow, useListController } from "./useListController";
 
 const PAGE_SIZES = [10, 20, 50, 100, 200, 500, 1000];
 /** One line per cell (full text in the tooltip): rows keep one height for the virtualiser. */
@@ -32,43 +32,6 @@ const PINNED = {
   background: "var(--mantine-color-body)",
   boxShadow: "-6px 0 6px -6px rgba(0, 0, 0, 0.35)",
 } as const;
-
-interface Paging {
-  mode: "page" | "cursor";
-  pageParam?: string;
-  sizeParam?: string;
-  cursorParam?: string;
-  maxSize: number;
-  defaultSize: number;
-}
-
-function pagingOf(action: ActionInfo): Paging {
-  const container = deref(action.retSchema, action.retSchema);
-  const props = container.properties ?? {};
-  const params = fieldsOf(action.paramsSchema);
-  const find = (...names: string[]) => params.find((f) => names.includes(f.name));
-  const size = find("pageSize", "page_size", "limit");
-  const mode = "nextCursor" in props || "next_cursor" in props || "cursor" in props ? "cursor" : "page";
-  const def = typeof size?.schema.default === "number" ? size.schema.default : 20;
-  return {
-    mode,
-    pageParam: find("page")?.name,
-    sizeParam: size?.name,
-    cursorParam: find("cursor")?.name,
-    maxSize: size?.schema.maximum ?? 1000,
-    defaultSize: def,
-  };
-}
-
-/** The list's own parameters (a search query, a conversation id …): every param the paginator does not set. */
-function filterFields(action: ActionInfo, paging: Paging): FieldInfo[] {
-  const pagingNames = new Set([paging.pageParam, paging.sizeParam, paging.cursorParam]);
-  return fieldsOf(action.paramsSchema).filter((f) => !pagingNames.has(f.name));
-}
-
-function defaultsOf(fields: FieldInfo[]): Params {
-  return Object.fromEntries(fields.filter((f) => f.schema.default !== undefined && f.schema.default !== null).map((f) => [f.name, f.schema.default]));
-}
 
 /**
  * The form above a table whose list action takes more than paging (`asearch_docs`' query,
@@ -118,50 +81,18 @@ function FilterForm(props: { action: ActionInfo; fields: FieldInfo[]; applied: P
   );
 }
 
-interface Row {
-  data: Record<string, unknown>;
-  scope: Scopes;
-}
-
 export function PageableView(props: { action: ActionInfo }) {
   const { action } = props;
-  const ctx = useComponent();
-  const paging = useMemo(() => pagingOf(action), [action]);
-  const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState(paging.defaultSize);
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const list = useListController(action);
+  const { paging, data, rows, container } = list;
   const [renderMs, setRenderMs] = useState<number | null>(null);
-  const filters = useMemo(() => filterFields(action, paging), [action, paging]);
-  const [applied, setApplied] = useState<Params>(() => defaultsOf(filters));
-  const unfilled = filters.filter((f) => f.required && applied[f.name] === undefined);
-
-  const params: Params = { ...applied };
-  if (paging.sizeParam) params[paging.sizeParam] = pageSize;
-  if (paging.mode === "page" && paging.pageParam) params[paging.pageParam] = page;
-  const cursor = cursors[cursors.length - 1] ?? null;
-  if (paging.mode === "cursor" && paging.cursorParam && cursor !== null) params[paging.cursorParam] = cursor;
-
-  const query = useQuery({
-    queryKey: queryKey(ctx.robot, ctx.component, action, params),
-    queryFn: () => ctx.invoke(action.name, params),
-    placeholderData: keepPreviousData,
-    enabled: unfilled.length === 0,
-  });
 
   const slot = useMemo(() => elementSlots(action.retSchema, ["items"])[0], [action.retSchema]);
   const element: Schema = slot?.schema ?? {};
-  const data = (query.data && typeof query.data === "object" ? query.data : {}) as Record<string, unknown>;
-  const items = useMemo(() => (Array.isArray(data.items) ? (data.items as Record<string, unknown>[]) : []), [data.items]);
-  const container = useMemo(() => containerScope(action.retSchema, query.data), [action.retSchema, query.data]);
-  const rows = useMemo<Row[]>(
-    () => items.map((it) => ({ data: it, scope: { element: elementScope(action.retSchema, "items", it), container } })),
-    [items, container, action.retSchema],
-  );
-
   const sources = useMemo(() => [resourceOf(action)], [action]);
-  const columns = useMemo<ColumnDef<Row>[]>(() => {
+  const columns = useMemo<ColumnDef<ListRow>[]>(() => {
     const props = Object.entries(element.properties ?? {});
-    const cols: ColumnDef<Row>[] = props.map(([key, raw]) => {
+    const cols: ColumnDef<ListRow>[] = props.map(([key, raw]) => {
       const s = deref(raw, action.retSchema);
       return {
         id: key,
@@ -194,22 +125,14 @@ export function PageableView(props: { action: ActionInfo }) {
   // First-render time of each page, for the performance figures (shown, and read by e2e).
   const startedAt = useRef(performance.now());
   useEffect(() => {
-    if (query.isFetching) startedAt.current = performance.now();
-  }, [query.isFetching]);
+    if (list.isFetching) startedAt.current = performance.now();
+  }, [list.isFetching]);
   useEffect(() => {
-    if (!query.isFetching && query.data !== undefined) {
+    if (!list.isFetching && list.hasData) {
       requestAnimationFrame(() => setRenderMs(Math.round(performance.now() - startedAt.current)));
     }
-  }, [query.isFetching, query.data]);
+  }, [list.isFetching, list.hasData, data]);
 
-  const total = typeof data.total === "number" ? data.total : undefined;
-  // A mutation emptied the last page: step back to the page that now holds the last rows.
-  useEffect(() => {
-    if (!query.isFetching && paging.mode === "page" && items.length === 0 && page > 1 && (total ?? 0) > 0) {
-      setPage(Math.max(1, Math.ceil((total ?? 0) / pageSize)));
-    }
-  }, [query.isFetching, paging.mode, items.length, page, total, pageSize]);
-  const nextCursor = typeof data.nextCursor === "string" ? data.nextCursor : null;
   const items_ = virtualizer.getVirtualItems();
   const padTop = items_[0]?.start ?? 0;
   const padBottom = virtualizer.getTotalSize() - (items_[items_.length - 1]?.end ?? 0);
@@ -219,18 +142,7 @@ export function PageableView(props: { action: ActionInfo }) {
 
   return (
     <Stack gap="xs">
-      {filters.length > 0 && (
-        <FilterForm
-          action={action}
-          fields={filters}
-          applied={applied}
-          onApply={(values) => {
-            setApplied(values);
-            setPage(1);
-            setCursors([null]);
-          }}
-        />
-      )}
+      {list.filters.length > 0 && <FilterForm action={action} fields={list.filters} applied={list.applied} onApply={list.apply} />}
       <Group justify="space-between">
         <Text size="sm" c="dimmed" data-testid="container-scope">
           {[
@@ -242,12 +154,12 @@ export function PageableView(props: { action: ActionInfo }) {
         </Text>
         <Group gap="xs">
           <ActionButtons names={containerActions} scope={containerScopes} sources={sources} />
-          <Button size="compact-sm" variant="default" onClick={() => void query.refetch()} loading={query.isFetching}>
+          <Button size="compact-sm" variant="default" onClick={list.refetch} loading={list.isFetching}>
             Refresh
           </Button>
         </Group>
       </Group>
-      {query.error && <Alert color="red">{query.error.message}</Alert>}
+      {list.error && <Alert color="red">{list.error.message}</Alert>}
       <Paper withBorder>
         <div ref={scrollRef} style={{ height: "calc(100vh - 260px)", minHeight: 240, overflow: "auto" }} data-testid="table-scroll">
           <Table striped highlightOnHover stickyHeader data-testid="data-table" data-rows={rows.length}>
@@ -294,12 +206,12 @@ export function PageableView(props: { action: ActionInfo }) {
               )}
             </Table.Tbody>
           </Table>
-          {unfilled.length > 0 ? (
+          {list.unfilled.length > 0 ? (
             <Text p="md" c="dimmed" data-testid="list-needs">
-              {`Fill in ${unfilled.map((f) => titleOf(f.name, f.schema)).join(", ")} above and press Apply.`}
+              {`Fill in ${list.unfilled.map((f) => titleOf(f.name, f.schema)).join(", ")} above and press Apply.`}
             </Text>
           ) : (
-            !query.isPending &&
+            !list.isPending &&
             rows.length === 0 && (
               <Text p="md" c="dimmed">
                 No rows.
@@ -311,28 +223,25 @@ export function PageableView(props: { action: ActionInfo }) {
       <Group justify="space-between">
         {paging.mode === "page" ? (
           <Pagination
-            total={Math.max(1, Math.ceil((total ?? rows.length) / pageSize))}
-            value={page}
-            onChange={setPage}
+            total={list.pageCount}
+            value={list.page}
+            onChange={list.setPage}
             size="sm"
             aria-label="Pages"
             getControlProps={(c) => ({ "aria-label": `${c} page` })}
           />
-        ) : (
+        ) : paging.mode === "cursor" ? (
           <Group gap="xs">
-            <Button size="compact-sm" variant="default" disabled={cursors.length <= 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            <Button size="compact-sm" variant="default" disabled={!list.hasPrevious} onClick={list.previous}>
               Previous
             </Button>
-            <Button
-              size="compact-sm"
-              variant="default"
-              disabled={!nextCursor}
-              onClick={() => nextCursor && setCursors((c) => [...c, nextCursor])}
-            >
+            <Button size="compact-sm" variant="default" disabled={!list.hasNext} onClick={list.next}>
               Next
             </Button>
-            <Text size="sm" c="dimmed">{`page ${cursors.length}`}</Text>
+            <Text size="sm" c="dimmed">{`page ${list.page}`}</Text>
           </Group>
+        ) : (
+          <span />
         )}
         <Group gap="xs">
           {renderMs !== null && (
@@ -344,13 +253,10 @@ export function PageableView(props: { action: ActionInfo }) {
               size="xs"
               w={90}
               data={PAGE_SIZES.filter((s) => s <= paging.maxSize).map(String)}
-              value={String(pageSize)}
+              value={String(list.pageSize)}
               allowDeselect={false}
               onChange={(v) => {
-                if (!v) return;
-                setPageSize(Number(v));
-                setPage(1);
-                setCursors([null]);
+                if (v) list.setPageSize(Number(v));
               }}
             />
           )}

@@ -10,10 +10,10 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 
 import type { ActionInfo } from "../api/client";
+import { queryKey, useComponent } from "../components/context";
 import { safeImageSrc, toText } from "../components/format";
 import { FieldRenderer } from "../components/SchemaForm";
 import { type Schema, fieldsOf, titleOf } from "../protocol/schema";
-import { queryKey, useComponent } from "./context";
 
 export interface ToolRow {
   name: string;

@@ -4,6 +4,7 @@
 in the user's data directory) and PostgreSQL (JSONB).
 """
 
+from tfrobot.brain.memory.availability import database_unavailable, watch_lost_connections
 from tfrobot.brain.memory.base import (
     DEFAULT_SCOPE,
     ConversationInfo,
@@ -14,15 +15,8 @@ from tfrobot.brain.memory.base import (
     Page,
     estimate_tokens,
 )
-from tfrobot.brain.memory.sql import (
-    DATA_FILE,
-    MEMORY_URL_ENV,
-    SQLMessageStore,
-    database_unavailable,
-    default_data_dir,
-    default_url,
-    watch_lost_connections,
-)
+from tfrobot.brain.memory.engine import DATA_FILE, MEMORY_URL_ENV, default_data_dir, default_url
+from tfrobot.brain.memory.sql_store import SQLMessageStore
 
 __all__ = [
     "DATA_FILE",

@@ -1,2 +1,2 @@
 """Alembic migrations of the memory store, shipped in the package so `SQLMessageStore.migrate()` needs no
-project checkout or alembic.ini (see `tfrobot.brain.memory.sql.alembic_config`)."""
+project checkout or alembic.ini (see `tfrobot.brain.memory.engine.alembic_config`)."""

@@ -1,4 +1,5 @@
-"""The packaged Alembic migrations build exactly the schema the store's tables describe, on both dialects."""
+"""`engine.py`: the packaged Alembic migrations build exactly the schema the store's tables describe, on both
+dialects; with no URL, the store is the server's SQLite file in the user's data directory, created on demand."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from tests.brain.memory.conftest import trace_turn
 from tests.conftest import pg_execute, run_sync
-from tfrobot.brain.memory import SQLMessageStore
-from tfrobot.brain.memory.sql import MIGRATIONS_DIR, alembic_config
+from tfrobot.brain.memory import MEMORY_URL_ENV, SQLMessageStore, default_url
+from tfrobot.brain.memory.engine import MIGRATIONS_DIR, alembic_config
 from tfrobot.brain.memory.tables import metadata
 from tfrobot.schema.message import TextMessage
 
@@ -192,3 +194,30 @@ def test_the_command_line_upgrade_names_the_legacy_owner_with_x(tmp_path: Path) 
     finally:
         engine.dispose()
     assert [tuple(row) for row in rows] == [("support", LEGACY_ROWS)]
+
+
+async def test_default_store_lives_in_the_user_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(MEMORY_URL_ENV, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    expected = tmp_path / "xdg" / "tfrobot" / "server.sqlite3"
+    assert default_url() == f"sqlite+aiosqlite:///{expected}"
+
+    store = await SQLMessageStore.open()
+    try:
+        await store.sync_msg(trace_turn("c"))
+        assert len(await store.recall("c")) == 1
+    finally:
+        await store.aclose()
+    assert expected.is_file()
+
+
+def test_environment_overrides_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MEMORY_URL_ENV, "postgresql://robot:pw@db.internal/memory")
+    store = SQLMessageStore()
+    assert store.safe_url == "postgresql+asyncpg://robot:***@db.internal/memory"
+    assert repr(store) == "SQLMessageStore('postgresql+asyncpg://robot:***@db.internal/memory')"
+
+
+def test_unsupported_backend_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"unsupported backend 'mysql'; use sqlite\+aiosqlite"):
+        SQLMessageStore("mysql://robot:pw@localhost/memory")

@@ -16,30 +16,28 @@ set-up. Guarantees, and how they are kept:
 * Scopes (`base.py`): every query names the store's scope; a write into a conversation or over a message id
   that another scope owns changes nothing and raises. `scoped(name)` gives a store of another scope on the
   same engine, so the robots of a server that share a database share one connection pool too.
+
+The engine, its SQLite set-up and the migrations are `engine.py`'s; what counts as "the database is unavailable"
+is `availability.py`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-import errno
-import os
 import re
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-import platformdirs
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 from pydantic import TypeAdapter, ValidationError
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from tfrobot.brain.memory.availability import database_unavailable, first_line, lost_connection, missing_schema
 from tfrobot.brain.memory.base import (
     DEFAULT_SCOPE,
     ConversationInfo,
@@ -51,115 +49,30 @@ from tfrobot.brain.memory.base import (
     TailCut,
     estimate_tokens,
 )
+from tfrobot.brain.memory.engine import (
+    MEMORY_URL_ENV,
+    WRITE_OPTION,
+    create_store_engine,
+    default_url,
+    migrate_blocking,
+    normalize_url,
+)
 from tfrobot.brain.memory.tables import ID_CHARS, SCOPE_CHARS, conversations, documents, messages
 from tfrobot.schema.message.base import BaseMessage, content_text, now_ms
 from tfrobot.schema.message.discriminator import adapter
 
-__all__ = ["DATA_FILE", "MEMORY_URL_ENV", "SQLMessageStore", "alembic_config", "default_data_dir", "default_url"]
-
-MEMORY_URL_ENV: Final = "TFROBOT_MEMORY_URL"
-"""Environment variable that overrides the default store URL."""
-DATA_FILE: Final = "server.sqlite3"
-"""The SQLite file of the data directory: `tfrobot serve` keeps its data there and `tfrobot chat` its
-conversations, so that a conversation from the terminal shows in the console."""
-
-MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
+__all__ = ["SQLMessageStore"]
 
 _MESSAGE: Final[TypeAdapter[BaseMessage]] = adapter(BaseMessage)
-_WRITE: Final = "tfrobot_write"
 _TITLE_CHARS: Final = 80
 _JSON_NUL: Final = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 """An escaped NUL in JSON text (an even run of backslashes before it would make it literal text)."""
-_MIGRATION_LOCK: Final = 0x7466_726F_626F_74  # "tfrobot": serializes concurrent migrate() on one PostgreSQL database
 _INT64: Final = (-(2**63), 2**63 - 1)
 """The range of a BIGINT: a cursor outside it is refused before it reaches the database (which would fail)."""
 _CHECK_CHUNK: Final = 500
 """Ids per `IN (…)` of the scope checks (well under every driver's bound-parameter limit)."""
 
 R = TypeVar("R")
-
-
-def default_data_dir() -> Path:
-    """The user's data directory for TFRobot (`~/.local/share/tfrobot/` on Linux), shared by serve and chat."""
-    return platformdirs.user_data_path("tfrobot", appauthor=False)
-
-
-def default_url() -> str:
-    """`$TFROBOT_MEMORY_URL`, else `DATA_FILE` in `default_data_dir()` (the server's default database)."""
-    env = os.environ.get(MEMORY_URL_ENV)
-    if env:
-        return env
-    return f"sqlite+aiosqlite:///{default_data_dir() / DATA_FILE}"
-
-
-def _normalize(url: str | URL) -> URL:
-    parsed = make_url(url)
-    backend = parsed.get_backend_name()
-    if backend == "sqlite":
-        return parsed.set(drivername="sqlite+aiosqlite")
-    if backend == "postgresql":
-        return parsed.set(drivername="postgresql+asyncpg")
-    raise ValueError(
-        f"memory store URL {parsed.render_as_string(hide_password=True)!r}: unsupported backend {backend!r}; "
-        "use sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user:password@host/db"
-    )
-
-
-def alembic_config(url: str | URL) -> Config:
-    """An Alembic config for the packaged migrations and `url` (no alembic.ini needed)."""
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    rendered = make_url(url).render_as_string(hide_password=False)
-    config.set_main_option("sqlalchemy.url", rendered.replace("%", "%%"))
-    return config
-
-
-def _create_engine(url: URL, busy_timeout: float, **kwargs: Any) -> AsyncEngine:
-    """An async engine for `url`; on SQLite with WAL, the busy timeout and our own BEGIN (see `_sqlite_begin`)."""
-    if url.get_backend_name() != "sqlite":
-        engine = create_async_engine(url, **kwargs)
-        watch_lost_connections(engine)
-        return engine
-    engine = create_async_engine(url, connect_args={"timeout": busy_timeout}, **kwargs)
-
-    def on_connect(dbapi_connection: Any, _record: object) -> None:
-        # The driver's own implicit BEGIN is switched off: `_sqlite_begin` issues the right kind.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
-
-    sa.event.listen(engine.sync_engine, "connect", on_connect)
-    sa.event.listen(engine.sync_engine, "begin", _sqlite_begin)
-    return engine
-
-
-_ALEMBIC_LOCK: Final = threading.Lock()
-
-
-def _migrate_blocking(url: URL, busy_timeout: float, legacy_scope: str) -> None:
-    with _ALEMBIC_LOCK:
-        asyncio.run(_migrate(url, busy_timeout, legacy_scope))
-
-
-async def _migrate(url: URL, busy_timeout: float, legacy_scope: str) -> None:
-    engine = _create_engine(url, busy_timeout, poolclass=sa.pool.NullPool)
-    config = alembic_config(url)
-    config.attributes["legacy_scope"] = legacy_scope
-    try:
-        async with engine.execution_options(**{_WRITE: True}).begin() as conn:
-            if url.get_backend_name() == "postgresql":
-                await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
-            await conn.run_sync(_upgrade, config)
-    finally:
-        await engine.dispose()
-
-
-def _upgrade(connection: Connection, config: Config) -> None:
-    config.attributes["connection"] = connection
-    command.upgrade(config, "head")
 
 
 def _upserts(dialect: str) -> tuple[sa.Insert, sa.Insert, sa.Insert]:
@@ -222,94 +135,6 @@ def _title(msg: BaseMessage) -> str | None:
     return text[:_TITLE_CHARS] or None
 
 
-_UNAVAILABLE_STATES: Final = ("08", "57P01", "57P02", "57P03", "53300")
-"""SQLSTATEs that mean "the server is not there for us right now": connection exceptions, shutdown, starting
-up, too many connections. asyncpg reports them as plain DBAPIErrors, not OperationalErrors."""
-
-
-def _lost_connection(exc: BaseException) -> bool:
-    """asyncpg's own error for a connection that can no longer be used: closed under us ("connection is
-    closed"), or its protocol left mid-operation by a backend killed during a query ("cannot switch to
-    state 11; another operation (2) is in progress")."""
-    if not type(exc).__module__.startswith("asyncpg"):
-        return False
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    return "InterfaceError" in names or ("InternalClientError" in names and "cannot switch to state" in str(exc))
-
-
-def _invalidate_lost(context: sa.engine.ExceptionContext) -> None:
-    """SQLAlchemy knows neither of `_lost_connection`'s errors as a disconnect: without this, the broken
-    connection went back to the pool and failed the next call that checked it out."""
-    if any(_lost_connection(e) for e in _causes(context.original_exception)):
-        context.is_disconnect = True
-
-
-def watch_lost_connections(engine: AsyncEngine) -> None:
-    """Make `engine` drop a connection asyncpg reports lost in its own words (see `_lost_connection`)
-    instead of pooling it again. `SQLMessageStore` does this for its engines; the server for its own."""
-    if not sa.event.contains(engine.sync_engine, "handle_error", _invalidate_lost):
-        sa.event.listen(engine.sync_engine, "handle_error", _invalidate_lost)
-
-
-def _first_line(exc: BaseException) -> str:
-    """The driver's message of `exc` (SQLAlchemy wraps it in `orig`), first line only."""
-    orig = getattr(exc, "orig", None) or exc
-    return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
-
-
-def _missing_schema(exc: BaseException) -> bool:
-    cause = _first_line(exc)
-    return "no such table" in cause or ("relation" in cause and "does not exist" in cause)
-
-
-_CONNECT_ERRNOS: Final = frozenset({errno.ECONNREFUSED, errno.ECONNRESET, errno.EHOSTUNREACH, errno.ENETUNREACH})
-
-
-def _refused(exc: BaseException) -> bool:
-    """A connection to the server that failed or broke (asyncpg raises these raw, not wrapped)."""
-    if isinstance(exc, ConnectionError):
-        return True
-    return isinstance(exc, OSError) and (exc.errno in _CONNECT_ERRNOS or "Connect call failed" in str(exc))
-
-
-def database_unavailable(exc: BaseException) -> bool:
-    """Whether `exc` means the database is not there for us right now (refused, restarting, connection
-    killed or lost), as opposed to a mistake in the query, the data or the schema: such a call can
-    succeed if retried. Any other `OSError` (a file not found, say) is not the database's."""
-    if isinstance(exc, MemoryStoreUnavailable):
-        return True
-    if _missing_schema(exc):
-        return False
-    if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
-        return True
-    if isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError):
-        return True
-    # a refused connection only as the error itself: deeper in a chain it may be any service's (an LLM API)
-    return _refused(exc) or any(_lost_connection(e) or _unavailable_state(e) for e in _causes(exc))
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """`exc`, the driver error it wraps, and what caused those (SQLAlchemy and asyncpg nest them)."""
-    found: list[BaseException] = []
-    todo: list[BaseException | None] = [exc]
-    while todo and len(found) < 10:
-        item = todo.pop()
-        if item is None or item in found:
-            continue
-        found.append(item)
-        orig = getattr(item, "orig", None)
-        todo += [orig if isinstance(orig, BaseException) else None, item.__cause__, item.__context__]
-    return found
-
-
-def _unavailable_state(orig: object) -> bool:
-    state = getattr(orig, "sqlstate", None)
-    if not isinstance(state, str):
-        return False
-    # 55000 is a generic state; it means unavailable only when a database refuses new connections.
-    return state.startswith(_UNAVAILABLE_STATES) or (state == "55000" and "accepting connections" in str(orig))
-
-
 class SQLMessageStore(MessageStore):
     """The SQL memory store. ``await SQLMessageStore.open()`` gives a migrated store on the default SQLite file.
 
@@ -330,7 +155,7 @@ class SQLMessageStore(MessageStore):
     ) -> None:
         self.scope = _checked_scope(scope)
         self._owns_engine = True
-        self.url = _normalize(url if url is not None else default_url())
+        self.url = normalize_url(url if url is not None else default_url())
         self.dialect = self.url.get_backend_name()
         self._busy_timeout = busy_timeout
         if self.dialect == "sqlite" and self.url.database and self.url.database != ":memory:":
@@ -338,8 +163,8 @@ class SQLMessageStore(MessageStore):
         # A fixed PostgreSQL pool: beyond it, callers wait for a connection instead of each opening one (a
         # new backend process per burst, then closed again, costs the database more than the queries).
         pooling = {"pool_size": pool_size, "max_overflow": 0} if self.dialect == "postgresql" else {}
-        self._engine = _create_engine(self.url, busy_timeout, echo=echo, **pooling)
-        self._writer: AsyncEngine = self._engine.execution_options(**{_WRITE: True})
+        self._engine = create_store_engine(self.url, busy_timeout, echo=echo, **pooling)
+        self._writer: AsyncEngine = self._engine.execution_options(**{WRITE_OPTION: True})
         # PostgreSQL reads are single statements (or keyset chunks): autocommit spares BEGIN and ROLLBACK.
         # SQLite reads keep a deferred transaction, which costs no round trip there.
         self._reader: AsyncEngine = (
@@ -383,7 +208,7 @@ class SQLMessageStore(MessageStore):
         """
         owner = _checked_scope(self.scope if legacy_scope is None else legacy_scope)
         try:
-            await asyncio.to_thread(_migrate_blocking, self.url, self._busy_timeout, owner)
+            await asyncio.to_thread(migrate_blocking, self.url, self._busy_timeout, owner)
         except (sa.exc.DBAPIError, OSError) as exc:
             raise self._translate(exc) from exc
 
@@ -395,8 +220,8 @@ class SQLMessageStore(MessageStore):
 
     def _translate(self, exc: Exception) -> Exception:
         """The error to raise for a failed database call: ours for connection and schema trouble, else as is."""
-        cause = _first_line(exc)
-        if _missing_schema(exc):
+        cause = first_line(exc)
+        if missing_schema(exc):
             return MemoryStoreError(
                 f"memory store {self.safe_url} has no schema ({cause}). Fix: `await store.migrate()` once "
                 "(or open it with `await SQLMessageStore.open(url)`)."
@@ -438,7 +263,7 @@ class SQLMessageStore(MessageStore):
             except Exception as exc:
                 # The pool can check out a connection the server has just closed and raise the driver's own
                 # error, unwrapped (asyncpg: InterfaceError "connection is closed"); it is a lost connection.
-                if not _lost_connection(exc):
+                if not lost_connection(exc):
                     raise
                 if attempt == 1:
                     continue
@@ -697,8 +522,3 @@ def _page_limit(limit: int) -> int:
     if limit < 1:
         raise ValueError(f"page limit {limit} must be at least 1")
     return limit
-
-
-def _sqlite_begin(conn: Connection) -> None:
-    """Writes take SQLite's write lock up front (then wait up to the busy timeout); reads stay deferred."""
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_WRITE) else "BEGIN")
