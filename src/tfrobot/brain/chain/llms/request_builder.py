@@ -27,12 +27,12 @@ The cut is where no phase of the pipeline looks across it, which the builder che
   (reasoning replay of `tool_turns` looks at the whole turn) and no two steps' API messages would have been
   joined; otherwise the suffix is converted whole each step, which is still O(turn).
 
-When a check fails the step is built fresh, and so is every later step of the turn. Time does not enter:
-an Anthropic container that expires during the turn is still named by the steps after (a fresh build would
-drop it; the next code execution would start a new one). The builder takes the
+When a check fails the step is built fresh, and so is every later step of the turn. The builder takes the
 history and input as they are at its first request: a chain makes one per turn, during which its history
 does not change; a changed history needs a new builder. The suffix is compared by identity with the one
-of the step before: a list that is not that list plus new messages is converted again from the cut.
+of the step before: a list that is not that list plus new messages is converted again from the cut. Time
+does not enter: an Anthropic container that expires during the turn is still named by the steps after it
+(a fresh build would drop it and the next code execution start a new container).
 
 Every request is a new dict holding a new list of messages; the prefix's API message dicts are shared by
 all of them and never changed (the adapters' `_assemble_api_request` and `place_breakpoints` replace what
