@@ -30,7 +30,7 @@ from tfrobot.brain.chain.events import (
     ToolCallStarted,
     final_message,
 )
-from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, TextDelta
+from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, RequestBuilder, TextDelta
 from tfrobot.drive import Confirm, Drive
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
 from tfrobot.schema.message import (
@@ -142,12 +142,13 @@ class Chain:
         ctx = ChainContext()
         marks: list[StepMark] = []
         history = self.prompt_history(history)
+        requests = self.llm.request_builder(user_input, history)  # the history converted once for the turn
         final: AssistantTextMessage | None = None
         try:
             for step in range(self.max_steps):
                 reply: AssistantTextMessage | None = None
                 clock, thought = _Clock(), StepTiming()
-                thinking = self._think(user_input, history, ctx, step)
+                thinking = self._think(user_input, requests, ctx, step)
                 async for event in traced_chat(thinking, self.llm, history, user_input, ctx.intermediate_msgs):
                     if isinstance(event, AssistantStep):
                         reply = event.message
@@ -180,14 +181,15 @@ class Chain:
             self._batch_append_to_trace(user_input, ctx, marks)
 
     async def _think(
-        self, user_input: UserMessage, history: Sequence[BaseMessage], ctx: ChainContext, step: int
+        self, user_input: UserMessage, requests: RequestBuilder, ctx: ChainContext, step: int
     ) -> AsyncIterator[ChainEvent]:
-        kwargs = {"intermediate_msgs": list(ctx.intermediate_msgs)}
+        """One LLM call: the step's request from the turn's builder (the converted history reused), sent."""
         tools = self.tools or None
+        request = requests.build(ctx.intermediate_msgs, tools)
         if self.stream:
             assembler = MessageAssembler()
             try:
-                async for delta in self.llm.astream(user_input, history, tools, **kwargs):
+                async for delta in self.llm.astream_request(request, tools):
                     assembler.add(delta)
                     if isinstance(delta, TextDelta):
                         yield TokenDelta(step=step, text=delta.text)
@@ -195,9 +197,9 @@ class Chain:
                         yield ReasoningToken(step=step, text=delta.text)
                 reply = assembler.message()
             except NotImplementedError:  # a provider without async streaming: one plain call
-                reply = await self.llm.agenerate(user_input, history, tools, **kwargs)
+                reply = await self.llm.agenerate_request(request, tools)
         else:
-            reply = await self.llm.agenerate(user_input, history, tools, **kwargs)
+            reply = await self.llm.agenerate_request(request, tools)
         reply.conversation_id = user_input.conversation_id
         yield AssistantStep(step=step, message=reply)
 
