@@ -238,6 +238,7 @@ export function TraceRecord(props: { record: Rec; shownScripts?: ReadonlySet<str
   if (text && role !== "tool" && role !== "console") out.push(<TraceStep key="text" kind={role || "message"} body={text} />);
   const refusal = pick(r, "refusal");
   if (refusal) out.push(<TraceStep key="refusal" kind="refusal" body={toText(refusal)} />);
+  if (pick(r, "finishReason", "finish_reason") === "call_failed") out.push(<TraceStep key="failed" kind="LLM call failed" body={`${toText(r.model) || "the LLM"}: no reply (the turn's failure says why)`} />);
   const server = pick(r, "serverToolBlocks", "server_tool_blocks");
   if (Array.isArray(server)) {
     server.forEach((s: Rec, i) => {

@@ -153,10 +153,22 @@ function LLMCard(props: { step: LLMStep; onRequest: () => void; onPlay: () => vo
   const s = props.step;
   return (
     <Paper withBorder p="xs" data-step="llm" data-llm-step={s.step}>
-      <StepHead kind={s.answer ? "LLM answer" : "LLM call"} label={[s.provider, s.model].filter(Boolean).join(" · ") || "model not recorded"} durationMs={s.durationMs} startedAt={s.startedAt}>
+      <StepHead
+        kind={s.failed ? "LLM call failed" : s.answer ? "LLM answer" : "LLM call"}
+        color={s.failed ? "red" : "indigo"}
+        label={[s.provider, s.model].filter(Boolean).join(" · ") || "model not recorded"}
+        durationMs={s.durationMs}
+        startedAt={s.startedAt}
+      >
         {s.finishReason && <Badge size="xs" variant="outline">{`finish: ${s.finishReason}`}</Badge>}
       </StepHead>
-      <Tokens step={s} />
+      {s.failed ? (
+        <Text size="xs" c="dimmed" data-testid="step-failed">
+          No reply: the provider did not answer this call (why: below). Request shows what it was sent.
+        </Text>
+      ) : (
+        <Tokens step={s} />
+      )}
       {s.reasoning && (
         <Text size="sm" c="dimmed" fs="italic" style={{ whiteSpace: "pre-wrap" }} data-testid="step-reasoning">
           {s.reasoning}
