@@ -87,6 +87,26 @@ async def test_the_playground_sends_edited_messages_to_two_models_and_stores_not
     assert "base_url" in endpoint["errors"][0]["message"]
 
 
+async def test_a_step_after_tool_results_plays_back_as_the_request_it_sent(api: httpx.AsyncClient) -> None:
+    """Regression: the playground's messages had no tool role, so the step that read tool results could not be
+    re-sent. The step's messages (its tool calls and results included) sent through the playground build the
+    step's request again, tools offered as the step offered them; the last message may be a tool result."""
+    first = await api.post("/api/robots/demo/chat", json={"message": "weather in Paris and Tokyo?"})
+    conversation = first.json()["conversationId"]
+    messages = (await act(api, "conversations", "aget_messages", {"conversation_id": conversation}))["items"]
+    turn = next(m["msgId"] for m in messages if m["role"] == "user")
+    step = await act(api, "llm", "astep_request", {"conversation_id": conversation, "msg_id": turn, "step": 1})
+    assert [m["role"] for m in step["messages"]] == ["system", "user", "assistant", "tool", "tool"]
+    assert [c["name"] for c in step["messages"][2]["toolCalls"]] == ["weather", "weather"]
+    assert step["messages"][3]["content"] == "Paris: 18C"
+    played = await act(api, "llm", "aplay", {"messages": step["messages"]})
+    assert played["request"] == step["request"]
+    assert played["message"]["content"] == "Drawing a chart."  # what the step answered (then a TFL script)
+    unnamed = [*step["messages"][:-1], {"role": "tool", "content": "?"}]
+    refused_result = await refused(api, "llm", "aplay", {"messages": unnamed})
+    assert refused_result["errors"][0]["path"] == "messages.4.tool_call_id"
+
+
 async def test_one_real_call_is_not_stored(api: httpx.AsyncClient) -> None:
     reply = await act(api, "llm", "acall", {"message": "what about tomorrow?"})
     assert reply["message"]["content"] == "Tomorrow looks the same."
