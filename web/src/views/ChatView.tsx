@@ -548,7 +548,7 @@ export function ChatView(props: { robot: string; conversation?: string | undefin
       {components.data && (
         <Modal opened={playing !== undefined} onClose={() => setPlaying(undefined)} size="90%" title="Playground — the dry run's request">
           {playing !== undefined && (
-            <Playground robot={props.robot} llm={components.data.llm} prompt={components.data.prompt} original="(a dry run: nothing was sent)" initial={playMessagesOf(playing)} />
+            <Playground robot={props.robot} llm={components.data.llm} prompt={components.data.prompt} original="(a dry run: nothing was sent)" initial={playMessagesOf(playing)} offerTools />
           )}
         </Modal>
       )}

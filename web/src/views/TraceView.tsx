@@ -19,7 +19,7 @@ import { safeImageSrc, toText } from "../components/format";
 import { routeHash } from "../route";
 import { FailureNotice } from "./ChatView";
 import { type ChatComponents, useChatComponents } from "./chatInfo";
-import { Playground, playMessagesOf } from "./Playground";
+import { Playground, playMessagesOf, stepMessagesOf } from "./Playground";
 import { type ConsoleStep, type LLMStep, type Step, type ToolStep, type TraceTurn, type TurnFilter, matches, ms, turnsOf, when } from "./traceModel";
 
 type Rec = Record<string, unknown>;
@@ -291,8 +291,9 @@ function PlaygroundModal(props: { robot: string; components: ChatComponents; con
           robot={props.robot}
           llm={props.components.llm}
           prompt={props.components.prompt}
-          original={[props.step.text, ...props.step.toolCalls.map((c) => `${c.name}(${c.arguments})`)].filter(Boolean).join("\n")}
-          initial={playMessagesOf(q.data.request)}
+          original={props.step.failed ? "(no reply: the call failed)" : [props.step.text, ...props.step.toolCalls.map((c) => `${c.name}(${c.arguments})`)].filter(Boolean).join("\n")}
+          initial={stepMessagesOf(q.data.messages) ?? playMessagesOf(q.data.request)}
+          offerTools
         />
       )}
     </Modal>
