@@ -20,6 +20,7 @@ import { routeHash } from "../route";
 import { FailureNotice } from "./ChatView";
 import { type ChatComponents, useChatComponents } from "./chatInfo";
 import { Playground, playMessagesOf, stepMessagesOf } from "./Playground";
+import { ServerBlocks } from "./ServerBlocks";
 import { type ConsoleStep, type LLMStep, type Step, type ToolStep, type TraceTurn, type TurnFilter, matches, ms, turnsOf, when } from "./traceModel";
 
 type Rec = Record<string, unknown>;
@@ -179,6 +180,7 @@ function LLMCard(props: { step: LLMStep; onRequest: () => void; onPlay: () => vo
           {s.text}
         </Text>
       )}
+      <ServerBlocks message={s.record} />
       {s.refusal && <Alert color="yellow" title="Refused">{s.refusal}</Alert>}
       {s.toolCalls.map((c) => (
         <Code key={c.id} block mt={4}>{`${c.name}(${c.arguments})`}</Code>

@@ -47,6 +47,8 @@ export interface LLMStep extends Timing {
   answer: boolean;
   /** The call raised instead of replying (refused, unreachable, cut off): the turn's failure says why. */
   failed: boolean;
+  /** The record itself, for what the provider ran or cited on its side (`ServerBlocks`). */
+  record: Rec;
 }
 
 /** The `finish_reason` the chain gives the trace record of an LLM call that failed (`FAILED_CALL`). */
@@ -153,6 +155,7 @@ function llmStep(r: Rec, answer: boolean): LLMStep {
     scripts: list(r.tfl_scripts).length,
     answer,
     failed: r.finish_reason === FAILED_CALL,
+    record: r,
   };
   const [model, provider, finish, reasoning, refusal] = [str(r.model), str(m.provider), str(r.finish_reason), str(r.reasoning_content), str(r.refusal)];
   if (model) out.model = model;
