@@ -157,7 +157,7 @@ function LLMCard(props: { step: LLMStep; onRequest: () => void; onPlay: () => vo
       <StepHead
         kind={s.failed ? "LLM call failed" : s.answer ? "LLM answer" : "LLM call"}
         color={s.failed ? "red" : "indigo"}
-        label={[s.provider, s.model].filter(Boolean).join(" · ") || "model not recorded"}
+        label={(s.provider && s.model?.startsWith(`${s.provider}:`) ? s.model : [s.provider, s.model].filter(Boolean).join(" · ")) || "model not recorded"}
         durationMs={s.durationMs}
         startedAt={s.startedAt}
       >
