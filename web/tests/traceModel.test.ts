@@ -77,17 +77,9 @@ describe("trace model", () => {
   });
 
   it("reads a failed LLM call as an LLM step of its own, before the failure", () => {
-    const refused = [
-      {
-        role: "user",
-        msgId: "u4",
-        text: "weather?",
-        createTs: Date.UTC(2026, 11, 1, 12),
-        message: { intermediate_trace: { failure: { kind: "auth", message: "key refused", provider: "openai", status: 401 } } },
-        trace: [{ role: "assistant", model: "openai:m401", finish_reason: "call_failed", ...meta({ seq: 0, source: "thinking", step: 0, started_at: 5, duration_ms: 80, provider: "openai" }) }],
-      },
-    ];
-    const [turn] = turnsOf(refused);
+    const failure = { kind: "auth", message: "key refused", provider: "openai", status: 401 };
+    const call = { role: "assistant", model: "openai:m401", finish_reason: "call_failed", ...meta({ step: 0, started_at: 5, duration_ms: 80, provider: "openai" }) };
+    const [turn] = turnsOf([{ role: "user", msgId: "u4", text: "weather?", message: { intermediate_trace: { failure } }, trace: [call] }]);
     expect(turn?.steps.map((s) => s.kind)).toEqual(["llm", "failure"]);
     const llm = turn?.steps[0];
     expect(llm?.kind === "llm" && [llm.failed, llm.model, llm.durationMs, llm.finishReason, llm.step]).toEqual([true, "openai:m401", 80, undefined, 0]);
