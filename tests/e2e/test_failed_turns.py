@@ -122,7 +122,8 @@ def test_a_turn_whose_llm_call_failed_shows_that_call_as_a_step_with_its_request
     llm = detail.locator("[data-step='llm']")
     expect(llm).to_have_count(1)
     expect(llm).to_contain_text("m401")
-    expect(llm.get_by_role("button", name="Request")).to_be_visible()
+    llm.get_by_role("button", name="Request").click()
+    expect(fpage.get_by_test_id("step-request")).to_contain_text("weather in Paris?")  # what that call was sent
 
 
 def test_the_turn_row_says_1_step_not_1_steps(fpage: Page, failed_server: tuple[str, str]) -> None:

@@ -58,6 +58,24 @@ async def test_a_stored_step_s_request_is_re_rendered_as_that_step_sent_it(api: 
     assert nul["errors"][0]["path"] == "conversation_id"  # a 422, not a database error
 
 
+async def test_the_request_of_a_failed_first_call_is_its_step_0(
+    api: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn whose first LLM call failed (no key here) stores that call as step 0, with its model; the request
+    view rebuilds what it was sent, and no step after it exists."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    await act(api, "llm", "aset_llm", {"provider": "openai", "model": "gpt-4o"})
+    failed = await api.post("/api/robots/demo/chat", json={"message": "weather in Paris?"})
+    conversation = failed.json()["conversationId"]
+    [turn] = (await act(api, "conversations", "aget_messages", {"conversation_id": conversation}))["items"]
+    assert [(r["model"], r["finish_reason"]) for r in turn["trace"]] == [("openai:gpt-4o", "call_failed")]
+    ask = {"conversation_id": conversation, "msg_id": turn["msgId"], "step": 0}
+    step = await act(api, "llm", "astep_request", ask)
+    assert (step["model"], step["request"]["messages"][-1]["content"]) == ("gpt-4o", "weather in Paris?")
+    late = await refused(api, "llm", "astep_request", {**ask, "step": 1})
+    assert "LLM steps 0 to 0" in late["errors"][0]["message"]
+
+
 async def test_the_playground_sends_edited_messages_to_two_models_and_stores_nothing(api: httpx.AsyncClient) -> None:
     messages = [
         {"role": "system", "content": "Be terse."},
