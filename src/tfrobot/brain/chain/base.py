@@ -6,6 +6,7 @@ and `_batch_append_to_trace` copies them, marked, into the user message's trace 
 when it ends in an error, so a failed turn is stored with what it did. Each mark carries its step's timing
 (`StepTiming`: when it started, how long it took, each tool call's time); the answer carries the timing of
 the LLM call that wrote it in the same mark, so every LLM call, tool call and TFL run of a turn is timed.
+An LLM call that raises is a step too: an empty reply naming the model, marked `FAILED_CALL`, with its timing.
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ class Chain:
                             thought = clock.timing(provider=self.llm.provider)
                         yield event
                 except BaseException:
-                    if reply is None:  # the call itself failed, not a consumer of its reply
+                    if reply is None:  # no reply yet: the call failed or was cut off (not a later consumer)
                         self._record_failed_call(user_input, ctx, marks, step, clock)
                     raise
                 if reply is None:  # _think always ends with the assistant step
