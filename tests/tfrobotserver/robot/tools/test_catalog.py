@@ -37,6 +37,12 @@ def test_builtins_functions_and_modules() -> None:
     ]
 
 
+def test_word_count_is_a_built_in_name() -> None:
+    (counter,) = ToolCatalog(["word_count"]).tools()
+    assert counter.name == "word_count"
+    assert counter.description.startswith("Count the words")
+
+
 def test_entry_options_apply_on_top_of_the_tools_own() -> None:
     entry = PythonTools(python=f"{SHOP}:lookup_order", confirm=True, timeout=3, read_only=True)
     (lookup,) = ToolCatalog([entry]).tools()
@@ -46,7 +52,11 @@ def test_entry_options_apply_on_top_of_the_tools_own() -> None:
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ("teleport", r"tools\[0\] \(teleport\): unknown built-in tool 'teleport'; built-ins: \['chart', 'weather'\]"),
+        (
+            "teleport",
+            r"tools\[0\] \(teleport\): unknown built-in tool 'teleport'; "
+            r"built-ins: \['chart', 'weather', 'word_count'\]",
+        ),
         (
             "nowhere.mod:fn",
             r"cannot import module 'nowhere\.mod' .*; put nowhere\.py .*next to the robot file, install it",
