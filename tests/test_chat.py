@@ -17,6 +17,7 @@ from tests.robot_servers import action, serve_robots
 from tfrobot.chat import TerminalConfirm
 from tfrobot.schema.message import ToolCall
 from tfrobotserver.cli import app
+from tfrobotserver.robot.tools import BUILTIN_TOOLS
 
 
 def _chat(*args: str, code: int = 0, input: str | None = None) -> str:
@@ -127,7 +128,7 @@ def test_config_mistakes_are_one_line(tmp_path: Path) -> None:
     out = CliRunner().invoke(app, ["chat", "--robot", str(tmp_path / "bad.yaml"), "-m", "hi"])
     assert out.exit_code == 2
     assert "cannot chat: " in out.output
-    assert "tools[0] (teleport): unknown built-in tool 'teleport'; built-ins: ['chart', 'weather']" in out.output
+    assert f"tools[0] (teleport): unknown built-in tool 'teleport'; built-ins: {sorted(BUILTIN_TOOLS)}" in out.output
     assert out.output.count("\n") == 1  # one line, no traceback
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.brain.chain.llms.conftest import HTTP_MODULES, Recorder, handler, recording, replaying
+from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "providers.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
@@ -39,3 +40,12 @@ def test_example_runs_on_its_recording(code: str, monkeypatch: pytest.MonkeyPatc
     assert expected
     for line in expected:
         assert line in printed, (line, printed)
+
+
+def test_the_scripted_rules_are_documented_field_by_field() -> None:
+    """Robot files drive the offline provider with `rules:`; every field a rule or a call takes is named on
+    the page, or a robot author has only the README's one example to guess from."""
+    section = DOC.read_text().partition("## The offline `scripted` provider")[2].partition("\n## ")[0]
+    fields = [*ScriptRule.model_fields, *ScriptedCall.model_fields, "rules", "fallback"]
+    assert ScriptedChat.model_fields["fallback"].default in section
+    assert [name for name in fields if f"`{name}`" not in section] == []

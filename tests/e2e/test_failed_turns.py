@@ -107,11 +107,6 @@ def fpage(browser: Browser, failed_server: tuple[str, str]) -> Iterator[Page]:
         yield page
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 15, open: a refused first LLM call stores only the failure, no step record with model, "
-    "provider and timing (brain/chain/base.py), so the trace explorer has no LLM step to show",
-)
 def test_a_turn_whose_llm_call_failed_shows_that_call_as_a_step_with_its_request(
     fpage: Page, failed_server: tuple[str, str]
 ) -> None:
@@ -127,7 +122,8 @@ def test_a_turn_whose_llm_call_failed_shows_that_call_as_a_step_with_its_request
     llm = detail.locator("[data-step='llm']")
     expect(llm).to_have_count(1)
     expect(llm).to_contain_text("m401")
-    expect(llm.get_by_role("button", name="Request")).to_be_visible()
+    llm.get_by_role("button", name="Request").click()
+    expect(fpage.get_by_test_id("step-request")).to_contain_text("weather in Paris?")  # what that call was sent
 
 
 def test_the_turn_row_says_1_step_not_1_steps(fpage: Page, failed_server: tuple[str, str]) -> None:
@@ -165,11 +161,6 @@ def test_a_call_not_run_for_want_of_confirmation_is_not_labelled_a_tool_error(
     expect(step).not_to_contain_text(re.compile("tool error", re.IGNORECASE))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 15, open: the playground's messages have no tool role, so a step after tool results opens "
-    "without them and cannot be sent (PlayMessage, Playground.tsx)",
-)
 def test_the_playground_of_a_step_after_a_tool_result_keeps_that_result(fpage: Page) -> None:
     """Playground on the LLM step that read the tool results (step 1 of the demo turn) drafts only the text
     messages: the weather results the step answered from are dropped, the draft ends with the assistant's

@@ -165,7 +165,7 @@ def test_a_real_turn_shows_every_step_timed_and_the_request_it_sent(
     kinds = [steps.nth(i).get_attribute("data-step") for i in range(steps.count())]
     assert kinds == ["llm", "tool", "tool", "llm", "console", "llm"], kinds
     llm = detail.locator("[data-step='llm']").first
-    expect(llm).to_contain_text("scripted · scripted:scripted-1")
+    expect(llm).to_contain_text("scripted:scripted-1")  # the model names its provider: no "scripted · " before it
     expect(detail.locator("[data-step='tool']").first).to_contain_text("Paris: 18C")
     durations = detail.get_by_test_id("step-duration").all_inner_texts()
     assert all(d.endswith(("ms", " s")) for d in durations), durations  # every step is timed

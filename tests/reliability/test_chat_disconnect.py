@@ -93,7 +93,8 @@ def test_a_turn_whose_client_hangs_up_then_fails_is_stored_failed_with_its_trace
     items = _stored(server, "gone-failed", lambda items: items and items[0]["failed"])
     [turn] = items
     assert turn["failed"].startswith("unavailable: openai: server error")
-    assert [r["role"] for r in turn["trace"]] == ["assistant", "tool"]
+    assert [r["role"] for r in turn["trace"]] == ["assistant", "tool", "assistant"]
+    assert turn["trace"][2]["finish_reason"] == "call_failed"  # the LLM call that failed is a step of its own
     assert turn["message"]["intermediate_trace"]["failure"]["status"] == 500
 
 

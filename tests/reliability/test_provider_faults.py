@@ -16,12 +16,12 @@ import httpx2
 import pytest
 
 from tfrobot.brain.brain import Brain
-from tfrobot.brain.chain.base import Chain
+from tfrobot.brain.chain.base import FAILED_CALL, Chain
 from tfrobot.brain.chain.llms import OpenAIChat, ProviderError, ProviderUnavailableError, RateLimitError
 from tfrobot.brain.demo import weather
 from tfrobot.brain.memory import SQLMessageStore
 from tfrobot.drive import Drive
-from tfrobot.schema.message import TextMessage
+from tfrobot.schema.message import TRACE_META_KEY, AssistantTextMessage, TextMessage
 
 TOOL_CALL = {"id": "call_a", "type": "function", "function": {"name": "weather", "arguments": '{"city":"Paris"}'}}
 Fault = Callable[[httpx2.Request], httpx2.Response]
@@ -158,8 +158,19 @@ async def test_a_fault_fails_the_turn_keeps_its_trace_and_the_next_turn_works(st
             "openai",
             type(caught.value).__name__,
         )
-        assert [r.role for r in stored[0].intermediate_trace.ordered()] == ["assistant", "tool"]
-        assert stored[0].intermediate_trace.ordered()[1].tool_reses[0].result == "Paris: 18C"  # type: ignore[index]
+        records = stored[0].intermediate_trace.ordered()  # type: ignore[attr-defined]
+        assert [r.role for r in records] == ["assistant", "tool", "assistant"]
+        assert records[1].tool_reses[0].result == "Paris: 18C"
+        failed, mark = records[2], records[2].additional_kwargs[TRACE_META_KEY]
+        assert isinstance(failed, AssistantTextMessage)  # the failed call is a step: its model, step and timing
+        assert (failed.model, failed.finish_reason, failed.content) == ("openai:gpt-4o", FAILED_CALL, "")
+        assert (mark["source"], mark["step"], mark["provider"]) == ("thinking", 1, "openai")
+        assert mark["duration_ms"] >= 0
+        assert mark["started_at"] > 0
+        resent = brain.chain.llm.construct_request_params(TextMessage(content="and now?"), stored)
+        assistants = [m for m in resent["messages"] if m["role"] == "assistant"]
+        assert len(assistants) == 1, resent  # the empty record of the failed call is not sent again
+        assert assistants[0]["tool_calls"], resent
 
         second = TextMessage(content="and now?", conversation_id="c")
         answer = await brain.arun(second)

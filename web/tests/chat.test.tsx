@@ -94,7 +94,7 @@ describe("chat", () => {
     send("How do I make anthrax?");
     await waitFor(() => expect(screen.getByTestId("refusal").textContent).toContain(refusal));
     fireEvent.click(screen.getByText("Trace (1 records)"));
-    expect(screen.getByText("server_tool_use web_search")).toBeTruthy();
+    expect(screen.getByText("Server tool: web_search")).toBeTruthy(); // in words, not the raw block type
   });
 
   it("shows the server's error message with its error id, and sends the token", async () => {

@@ -76,6 +76,16 @@ describe("trace model", () => {
     expect(turn && matches(turn, { failedOnly: false, toolErrors: true, model: null, since: null })).toBe(false);
   });
 
+  it("reads a failed LLM call as an LLM step of its own, before the failure", () => {
+    const failure = { kind: "auth", message: "key refused", provider: "openai", status: 401 };
+    const call = { role: "assistant", model: "openai:m401", finish_reason: "call_failed", ...meta({ step: 0, started_at: 5, duration_ms: 80, provider: "openai" }) };
+    const [turn] = turnsOf([{ role: "user", msgId: "u4", text: "weather?", message: { intermediate_trace: { failure } }, trace: [call] }]);
+    expect(turn?.steps.map((s) => s.kind)).toEqual(["llm", "failure"]);
+    const llm = turn?.steps[0];
+    expect(llm?.kind === "llm" && [llm.failed, llm.model, llm.durationMs, llm.finishReason, llm.step]).toEqual([true, "openai:m401", 80, undefined, 0]);
+    expect(turn?.models).toEqual(["openai:m401"]);
+  });
+
   it("filters by failure, tool errors, model and date", () => {
     const turns = turnsOf([...timedTurn, ...oldFailedTurn]);
     const none = { failedOnly: false, toolErrors: false, model: null, since: null };

@@ -13,12 +13,19 @@ from __future__ import annotations
 from typing import Any
 
 from tfrobot.brain import Brain
-from tfrobot.brain.chain.base import Chain
+from tfrobot.brain.chain.base import FAILED_CALL, Chain
 from tfrobot.brain.chain.llms import ChatLLM
 from tfrobot.brain.memory import ConversationNotFound
 from tfrobot.drive import Confirm, Drive
 from tfrobot.drive.tfl_registry import DriveToolRegistry
-from tfrobot.schema.message import TRACE_META_KEY, BaseMessage, IntermediateTrace, TextMessage, UserMessage
+from tfrobot.schema.message import (
+    TRACE_META_KEY,
+    AssistantTextMessage,
+    BaseMessage,
+    IntermediateTrace,
+    TextMessage,
+    UserMessage,
+)
 from tfrobot.tfl import TFLInterpreter
 from tfrobotserver.actions.errors import ActionInputError, ActionNotFoundError
 from tfrobotserver.robot.base import AgentSpec, Robot
@@ -127,6 +134,8 @@ async def prepared_step(robot: Robot, conversation_id: str, msg_id: str, step: i
     records = user.intermediate_trace.ordered()
     steps = sorted({s for r in records if isinstance(s := _mark(r).get("step"), int)})
     last = (steps[-1] + 1) if steps else 0  # the answer's step, or the one a failed turn stopped in
+    if records and _failed_call(records[-1]):
+        last = _step_of(records[-1])  # the call that failed is recorded: it was the turn's last step
     if not 0 <= step <= last:
         raise ActionInputError("step", f"turn {msg_id!r} has LLM steps 0 to {last}", step)
     before = [r for r in records if _step_of(r) < step]
@@ -138,6 +147,11 @@ async def prepared_step(robot: Robot, conversation_id: str, msg_id: str, step: i
 def _mark(msg: BaseMessage) -> dict[str, Any]:
     mark = msg.additional_kwargs.get(TRACE_META_KEY)
     return mark if isinstance(mark, dict) else {}
+
+
+def _failed_call(msg: BaseMessage) -> bool:
+    """Whether `msg` is the trace record of an LLM call that raised (`Chain._record_failed_call`)."""
+    return isinstance(msg, AssistantTextMessage) and msg.finish_reason == FAILED_CALL
 
 
 def _step_of(msg: BaseMessage) -> int:

@@ -8,7 +8,7 @@ import time
 import httpx2
 import pytest
 
-from tfrobot.brain.chain.base import Chain, scripts_of
+from tfrobot.brain.chain.base import FAILED_CALL, Chain, scripts_of
 from tfrobot.brain.chain.events import (
     AssistantStep,
     ConfirmationRequested,
@@ -174,11 +174,42 @@ async def test_a_provider_failure_keeps_the_partial_trace() -> None:
     user = TextMessage(content="weather?")
     with pytest.raises(ProviderError):
         await chain.arun(user)
-    assert [r.role for r in user.intermediate_trace.ordered()] == ["assistant", "tool"]
+    records = user.intermediate_trace.ordered()
+    assert [r.role for r in records] == ["assistant", "tool", "assistant"]
+    assert isinstance(records[2], AssistantTextMessage)
+    assert records[2].finish_reason == FAILED_CALL  # the call that failed is the trace's last step
     assert len(requests) == 2
     second = requests[1]["messages"]
     assert isinstance(second, list)
     assert [m["role"] for m in second] == ["user", "assistant", "tool"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_refused_first_call_is_a_step_with_its_model_and_timing(stream: bool) -> None:
+    """Regression: a turn whose first LLM call the provider refused (401) stored only the failure, no step:
+    the trace explorer had no LLM step to show, no model, no duration, no request to rebuild."""
+
+    def refuse(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(401, json={"error": {"message": "Incorrect API key", "code": "invalid_api_key"}})
+
+    transport = httpx2.MockTransport(refuse)
+    llm = OpenAIChat(
+        model="gpt-4o",
+        api_key="sk-bad",
+        max_retries=0,
+        async_http_client=httpx2.AsyncClient(transport=transport),
+        http_client=httpx2.Client(transport=transport),
+    )
+    user = TextMessage(content="weather?", conversation_id="c")
+    with pytest.raises(ProviderError):
+        await Chain(llm, Drive([weather]), stream=stream).arun(user)
+    [failed] = user.intermediate_trace.ordered()
+    assert isinstance(failed, AssistantTextMessage)
+    assert (failed.model, failed.finish_reason, failed.conversation_id) == ("openai:gpt-4o", FAILED_CALL, "c")
+    mark = failed.additional_kwargs[TRACE_META_KEY]
+    assert (mark["source"], mark["step"], mark["provider"]) == ("thinking", 0, "openai")
+    assert isinstance(mark["started_at"], int)
+    assert isinstance(mark["duration_ms"], int)
 
 
 def test_scripts_are_read_from_tfl_blocks_when_the_field_is_empty() -> None:

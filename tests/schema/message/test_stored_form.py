@@ -97,3 +97,22 @@ def test_a_user_turn_without_trace_is_stored_without_it() -> None:
     assert type(restored) is TextMessage
     assert type(restored.intermediate_trace.records[0]) is AssistantTextMessage
     assert restored == msg
+
+
+def test_sequence_results_are_written_as_json_lists_and_stay_tuples_in_python() -> None:
+    """`tool_reses`/`console_reses` are written to JSON by the list serializer (`_WrittenAsList`): a tuple is
+    the same JSON as a list, and a Python-mode dump still gives back the tuple."""
+    results = (ToolReturn(call_id="c1", name="weather", result="12C"), "plain")
+    as_tuple = BaseMessage(role="tool", tool_reses=results, msg_id="m", create_ts=1)
+    as_list = BaseMessage(role="tool", tool_reses=list(results), msg_id="m", create_ts=1)
+    assert as_tuple.model_dump_json() == as_list.model_dump_json()
+    assert json.loads(as_tuple.model_dump_json())["tool_reses"] == [
+        {"call_id": "c1", "name": "weather", "result": "12C"},
+        "plain",
+    ]
+    dumped = as_tuple.model_dump()["tool_reses"]
+    assert type(dumped) is tuple
+    assert dumped == ({"call_id": "c1", "name": "weather", "result": "12C"}, "plain")
+    restored = MESSAGE.validate_json(MESSAGE.dump_json(as_tuple))
+    assert type(restored) is BaseMessage
+    assert restored.tool_reses == list(results)

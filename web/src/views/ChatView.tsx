@@ -26,6 +26,7 @@ import { safeImageSrc, toText } from "../components/format";
 import { routeHash } from "../route";
 import { useChatComponents } from "./chatInfo";
 import { Playground, playMessagesOf } from "./Playground";
+import { ServerBlocks } from "./ServerBlocks";
 import { when } from "./traceModel";
 
 type Rec = Record<string, unknown>;
@@ -78,6 +79,8 @@ export interface Turn {
   streaming?: boolean;
   /** Read from the store (a resumed conversation): its trace starts folded; a live turn's is open. */
   stored?: boolean;
+  /** The answer as the server sent it: what the provider ran or cited on its side is shown under the reply. */
+  answer?: Rec;
 }
 
 const KIND_TITLES: Record<string, string> = {
@@ -238,14 +241,8 @@ export function TraceRecord(props: { record: Rec; shownScripts?: ReadonlySet<str
   if (text && role !== "tool" && role !== "console") out.push(<TraceStep key="text" kind={role || "message"} body={text} />);
   const refusal = pick(r, "refusal");
   if (refusal) out.push(<TraceStep key="refusal" kind="refusal" body={toText(refusal)} />);
-  const server = pick(r, "serverToolBlocks", "server_tool_blocks");
-  if (Array.isArray(server)) {
-    server.forEach((s: Rec, i) => {
-      const block = (s.block ?? {}) as Rec;
-      const what = [block.type, block.name].filter((v) => typeof v === "string").join(" ");
-      out.push(<TraceStep key={`srv${i}`} kind={`server tool (${toText(s.provider)})`} body={what} code />);
-    });
-  }
+  if (pick(r, "finishReason", "finish_reason") === "call_failed") out.push(<TraceStep key="failed" kind="LLM call failed" body={`${toText(r.model) || "the LLM"}: no reply (the turn's failure says why)`} />);
+  out.push(<ServerBlocks key="server" message={r} />);
   const calls = pick(r, "toolCalls", "tool_calls");
   if (Array.isArray(calls)) {
     calls.forEach((c: Rec, i) => out.push(<TraceStep key={`call${i}`} kind="tool call" body={`${toText(c.name)}(${toText(c.arguments)})`} code />));
@@ -361,6 +358,7 @@ function storedTurns(rows: Rec[]): Turn[] {
     } else if (row.role === "assistant" && turns.length) {
       const last = turns[turns.length - 1] as Turn;
       last.reply = (last.reply ? `${last.reply}\n` : "") + toText(row.text);
+      last.answer = message;
     }
   }
   return turns;
@@ -422,7 +420,7 @@ export function ChatView(props: { robot: string; conversation?: string | undefin
     const refused = pick(msg, "refusal") ?? (pick(msg, "finishReason", "finish_reason") === "refusal" ? "" : undefined);
     const refusal = refused === undefined ? undefined : toText(refused) || "The model refused to answer.";
     const request = body.request === null ? undefined : body.request;
-    update(i, { reply, refusal, trace: Array.isArray(body.trace) ? (body.trace as Rec[]) : [], request, streaming: false });
+    update(i, { reply, refusal, trace: Array.isArray(body.trace) ? (body.trace as Rec[]) : [], request, streaming: false, answer: msg });
   };
 
   const send = async () => {
@@ -500,6 +498,7 @@ export function ChatView(props: { robot: string; conversation?: string | undefin
           <Text size="sm" style={{ whiteSpace: "pre-wrap" }} data-testid="reply">
             {t.reply || (t.streaming ? "…" : "")}
           </Text>
+          {t.answer && <ServerBlocks message={t.answer} />}
           {(t.confirms ?? []).map((c) => (
             <ConfirmCall
               key={c.id}
@@ -547,7 +546,7 @@ export function ChatView(props: { robot: string; conversation?: string | undefin
       {components.data && (
         <Modal opened={playing !== undefined} onClose={() => setPlaying(undefined)} size="90%" title="Playground — the dry run's request">
           {playing !== undefined && (
-            <Playground robot={props.robot} llm={components.data.llm} prompt={components.data.prompt} original="(a dry run: nothing was sent)" initial={playMessagesOf(playing)} />
+            <Playground robot={props.robot} llm={components.data.llm} prompt={components.data.prompt} original="(a dry run: nothing was sent)" initial={playMessagesOf(playing)} offerTools />
           )}
         </Modal>
       )}

@@ -3,8 +3,9 @@
  * provider, model and parameters, or to two side by side — with the reply beside the original.
  *
  * Sends through the LLM component's `aplay` (write token): the request each column shows is the one
- * that call built and sent; nothing is stored. The messages start as the text messages of the step's
- * re-rendered request (tool calls and results are not editable here). A system prompt draft renders
+ * that call built and sent; nothing is stored. The messages start as the step's own (`astep_request`'s
+ * `messages`: text, tool calls and tool results, so sending them unchanged sends the step's request), or as the
+ * text messages of a request from a server that does not give them; tool calls are shown, not edited. A system prompt draft renders
  * through the prompt component's `arender_draft` with the variables given, unsaved.
  */
 import { Alert, Badge, Button, Checkbox, Code, Grid, Group, Paper, Select, Stack, Text, TextInput, Textarea, Title } from "@mantine/core";
@@ -15,12 +16,36 @@ import { toText } from "../components/format";
 
 type Rec = Record<string, unknown>;
 
-export interface PlayMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
+export interface PlayToolCall {
+  id: string;
+  name: string;
+  arguments: string;
 }
 
-const ROLES = ["system", "user", "assistant"] as const;
+/** A message of the draft, as the LLM component's `aplay` takes it (and `astep_request` gives a step's). */
+export interface PlayMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  /** assistant: the tool calls it made (shown, not editable). */
+  toolCalls?: PlayToolCall[];
+  /** tool: the call this result answers. */
+  toolCallId?: string;
+  name?: string;
+  isError?: boolean;
+  reasoning?: string;
+  model?: string;
+}
+
+const ROLES = ["system", "user", "assistant", "tool"] as const;
+
+/** The model answers the last message: the user's, or a tool result (a step after tool calls). */
+const answerable = (m: PlayMessage | undefined) => m?.role === "user" || m?.role === "tool";
+
+/** A step's messages as `astep_request` gives them (`messages`): kept whole, tool calls and results included. */
+export function stepMessagesOf(messages: unknown): PlayMessage[] | undefined {
+  if (!Array.isArray(messages) || !messages.length) return undefined;
+  return messages.filter((m): m is PlayMessage => !!m && typeof m === "object" && ROLES.includes((m as Rec).role as PlayMessage["role"]));
+}
 
 function partText(content: unknown): string | undefined {
   if (typeof content === "string") return content;
@@ -99,13 +124,14 @@ function OutcomeView(props: { label: string; outcome: Outcome | undefined }) {
   );
 }
 
-export function Playground(props: { robot: string; llm: string; prompt?: string | undefined; original: string; initial: PlayMessage[] }) {
+export function Playground(props: { robot: string; llm: string; prompt?: string | undefined; original: string; initial: PlayMessage[]; offerTools?: boolean }) {
   const [messages, setMessages] = useState<PlayMessage[]>(props.initial.length ? props.initial : [{ role: "user", content: "" }]);
   const [targets, setTargets] = useState<Target[]>([
     { provider: "", model: "", params: "" },
     { provider: "", model: "", params: "" },
   ]);
   const [compare, setCompare] = useState(false);
+  const [offerTools, setOfferTools] = useState(props.offerTools ?? false);
   const [outcomes, setOutcomes] = useState<(Outcome | undefined)[]>([]);
   const [draft, setDraft] = useState({ template: "", variables: "{}" });
   const [rendered, setRendered] = useState<{ ok: boolean; text: string } | undefined>();
@@ -115,14 +141,17 @@ export function Playground(props: { robot: string; llm: string; prompt?: string 
   const sendTo = async (i: number, t: Target) => {
     setOutcomes((os) => Object.assign([...os], { [i]: { state: "sending" } }));
     try {
-      const params: Rec = { messages };
+      const params: Rec = { messages, offer_tools: offerTools };
       if (t.provider.trim()) params.provider = t.provider.trim();
       if (t.model.trim()) params.model = t.model.trim();
       if (t.params.trim()) params.params = JSON.parse(t.params) as unknown;
       const out = (await api.invoke(props.robot, props.llm, "aplay", params)) as Rec;
       const msg = (out.message && typeof out.message === "object" ? out.message : undefined) as Rec | undefined;
       const o: Outcome = { state: "done", request: out.request, model: `${toText(out.provider)} · ${toText(out.model)}` };
-      if (msg) o.reply = partText(msg.content) ?? toText(msg.content);
+      if (msg) {
+        const calls = Array.isArray(msg.tool_calls) ? (msg.tool_calls as Rec[]).map((c) => `${toText(c.name)}(${toText(c.arguments)})`) : [];
+        o.reply = [partText(msg.content) ?? toText(msg.content), ...calls].filter(Boolean).join("\n");
+      }
       if (typeof out.error === "string") o.error = out.error;
       setOutcomes((os) => Object.assign([...os], { [i]: o }));
     } catch (err) {
@@ -153,12 +182,20 @@ export function Playground(props: { robot: string; llm: string; prompt?: string 
   return (
     <Stack gap="sm" data-testid="playground">
       <Text size="xs" c="dimmed">
-        Edit the messages and send them again. Nothing is stored; tool calls and results are not part of the draft.
+        Edit the messages and send them again. Nothing is stored; tool calls are kept as the step made them, and tools are
+        offered but never run.
       </Text>
       {messages.map((m, i) => (
-        <Group key={i} gap="xs" align="start" wrap="nowrap" data-play-message={i}>
+        <Group key={i} gap="xs" align="start" wrap="nowrap" data-play-message={i} data-role={m.role}>
           <Select size="xs" w={120} aria-label={`Role of message ${i + 1}`} data={[...ROLES]} value={m.role} allowDeselect={false} onChange={(v) => v && setMessage(i, { role: v as PlayMessage["role"] })} />
-          <Textarea size="xs" style={{ flex: 1 }} autosize minRows={1} maxRows={8} aria-label={`Message ${i + 1}`} value={m.content} onChange={(e) => setMessage(i, { content: e.currentTarget.value })} />
+          <Stack gap={2} style={{ flex: 1 }}>
+            {m.role === "tool" && <Text size="xs" c="dimmed">{`result of ${m.name ?? "tool"} (call ${m.toolCallId ?? "?"})${m.isError ? " · error" : ""}`}</Text>}
+            <Textarea size="xs" autosize minRows={1} maxRows={8} aria-label={`Message ${i + 1}`} value={m.content} onChange={(e) => setMessage(i, { content: e.currentTarget.value })} />
+            {m.role === "assistant" &&
+              (m.toolCalls ?? []).map((c) => (
+                <Code key={c.id} block data-testid="play-tool-call">{`${c.name}(${c.arguments})  · call ${c.id}`}</Code>
+              ))}
+          </Stack>
           <Button size="xs" variant="subtle" color="red" onClick={() => setMessages((ms) => ms.filter((_, j) => j !== i))}>
             Remove
           </Button>
@@ -194,13 +231,16 @@ export function Playground(props: { robot: string; llm: string; prompt?: string 
         </Paper>
       )}
       <TargetForm label="A" target={targets[0] as Target} onChange={(t) => setTargets((ts) => [t, ts[1] as Target])} />
-      <Checkbox size="xs" label="Compare with a second model" checked={compare} onChange={(e) => setCompare(e.currentTarget.checked)} />
+      <Group gap="md">
+        <Checkbox size="xs" label="Compare with a second model" checked={compare} onChange={(e) => setCompare(e.currentTarget.checked)} />
+        <Checkbox size="xs" label="Offer the robot's tools (never run; always with tool calls)" checked={offerTools} onChange={(e) => setOfferTools(e.currentTarget.checked)} />
+      </Group>
       {compare && <TargetForm label="B" target={targets[1] as Target} onChange={(t) => setTargets((ts) => [ts[0] as Target, t])} />}
       <Group>
-        <Button onClick={send} disabled={messages[messages.length - 1]?.role !== "user"}>
+        <Button onClick={send} disabled={!answerable(messages[messages.length - 1])}>
           Send
         </Button>
-        {messages[messages.length - 1]?.role !== "user" && <Text size="xs" c="red">The last message must be the user's.</Text>}
+        {!answerable(messages[messages.length - 1]) && <Text size="xs" c="red">The last message must be the user's or a tool result.</Text>}
       </Group>
       <Grid>
         <Grid.Col span={compare ? 4 : 6}>

@@ -19,7 +19,8 @@ import { safeImageSrc, toText } from "../components/format";
 import { routeHash } from "../route";
 import { FailureNotice } from "./ChatView";
 import { type ChatComponents, useChatComponents } from "./chatInfo";
-import { Playground, playMessagesOf } from "./Playground";
+import { Playground, playMessagesOf, stepMessagesOf } from "./Playground";
+import { ServerBlocks } from "./ServerBlocks";
 import { type ConsoleStep, type LLMStep, type Step, type ToolStep, type TraceTurn, type TurnFilter, matches, ms, turnsOf, when } from "./traceModel";
 
 type Rec = Record<string, unknown>;
@@ -153,10 +154,22 @@ function LLMCard(props: { step: LLMStep; onRequest: () => void; onPlay: () => vo
   const s = props.step;
   return (
     <Paper withBorder p="xs" data-step="llm" data-llm-step={s.step}>
-      <StepHead kind={s.answer ? "LLM answer" : "LLM call"} label={[s.provider, s.model].filter(Boolean).join(" · ") || "model not recorded"} durationMs={s.durationMs} startedAt={s.startedAt}>
+      <StepHead
+        kind={s.failed ? "LLM call failed" : s.answer ? "LLM answer" : "LLM call"}
+        color={s.failed ? "red" : "indigo"}
+        label={(s.provider && s.model?.startsWith(`${s.provider}:`) ? s.model : [s.provider, s.model].filter(Boolean).join(" · ")) || "model not recorded"}
+        durationMs={s.durationMs}
+        startedAt={s.startedAt}
+      >
         {s.finishReason && <Badge size="xs" variant="outline">{`finish: ${s.finishReason}`}</Badge>}
       </StepHead>
-      <Tokens step={s} />
+      {s.failed ? (
+        <Text size="xs" c="dimmed" data-testid="step-failed">
+          No reply: the provider did not answer this call (why: below). Request shows what it was sent.
+        </Text>
+      ) : (
+        <Tokens step={s} />
+      )}
       {s.reasoning && (
         <Text size="sm" c="dimmed" fs="italic" style={{ whiteSpace: "pre-wrap" }} data-testid="step-reasoning">
           {s.reasoning}
@@ -167,6 +180,7 @@ function LLMCard(props: { step: LLMStep; onRequest: () => void; onPlay: () => vo
           {s.text}
         </Text>
       )}
+      <ServerBlocks message={s.record} />
       {s.refusal && <Alert color="yellow" title="Refused">{s.refusal}</Alert>}
       {s.toolCalls.map((c) => (
         <Code key={c.id} block mt={4}>{`${c.name}(${c.arguments})`}</Code>
@@ -279,8 +293,9 @@ function PlaygroundModal(props: { robot: string; components: ChatComponents; con
           robot={props.robot}
           llm={props.components.llm}
           prompt={props.components.prompt}
-          original={[props.step.text, ...props.step.toolCalls.map((c) => `${c.name}(${c.arguments})`)].filter(Boolean).join("\n")}
-          initial={playMessagesOf(q.data.request)}
+          original={props.step.failed ? "(no reply: the call failed)" : [props.step.text, ...props.step.toolCalls.map((c) => `${c.name}(${c.arguments})`)].filter(Boolean).join("\n")}
+          initial={stepMessagesOf(q.data.messages) ?? playMessagesOf(q.data.request)}
+          offerTools
         />
       )}
     </Modal>

@@ -5,8 +5,9 @@
  * A turn's steps come from its user message's trace records, each marked `__trace_meta`
  * ({seq, source, step} and, since per-step timing, {started_at, duration_ms, call_ms, provider}), plus
  * the answer (an assistant message marked the same way) and the typed failure of a turn that ended
- * without one (`intermediate_trace.failure`). Records stored before timing have no timing: their
- * steps show no duration. Records are snake_case (the stored JSON); rows are camelCase.
+ * without one (`intermediate_trace.failure`). An LLM call that failed is a record of its own (an empty reply
+ * with `finish_reason` "call_failed", its model and timing); turns stored before that have only the failure.
+ * Records stored before timing have no timing: their steps show no duration. Records are snake_case (the stored JSON); rows are camelCase.
  */
 import { toText } from "../components/format";
 
@@ -44,7 +45,14 @@ export interface LLMStep extends Timing {
   toolCalls: { id: string; name: string; arguments: string }[];
   scripts: number;
   answer: boolean;
+  /** The call raised instead of replying (refused, unreachable, cut off): the turn's failure says why. */
+  failed: boolean;
+  /** The record itself, for what the provider ran or cited on its side (`ServerBlocks`). */
+  record: Rec;
 }
+
+/** The `finish_reason` the chain gives the trace record of an LLM call that failed (`FAILED_CALL`). */
+const FAILED_CALL = "call_failed";
 
 export interface ToolStep extends Timing {
   kind: "tool";
@@ -146,11 +154,13 @@ function llmStep(r: Rec, answer: boolean): LLMStep {
     }),
     scripts: list(r.tfl_scripts).length,
     answer,
+    failed: r.finish_reason === FAILED_CALL,
+    record: r,
   };
   const [model, provider, finish, reasoning, refusal] = [str(r.model), str(m.provider), str(r.finish_reason), str(r.reasoning_content), str(r.refusal)];
   if (model) out.model = model;
   if (provider) out.provider = provider;
-  if (finish) out.finishReason = finish;
+  if (finish && !out.failed) out.finishReason = finish;
   if (reasoning) out.reasoning = reasoning;
   if (refusal) out.refusal = refusal;
   const usage = usageOf(r.usage);

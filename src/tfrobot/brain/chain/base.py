@@ -6,6 +6,7 @@ and `_batch_append_to_trace` copies them, marked, into the user message's trace 
 when it ends in an error, so a failed turn is stored with what it did. Each mark carries its step's timing
 (`StepTiming`: when it started, how long it took, each tool call's time); the answer carries the timing of
 the LLM call that wrote it in the same mark, so every LLM call, tool call and TFL run of a turn is timed.
+An LLM call that raises is a step too: an empty reply naming the model, marked `FAILED_CALL`, with its timing.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from tfrobot.brain.chain.events import (
     ToolCallStarted,
     final_message,
 )
-from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, TextDelta
+from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, ReasoningDelta, RequestBuilder, TextDelta
 from tfrobot.drive import Confirm, Drive
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
 from tfrobot.schema.message import (
@@ -45,6 +46,9 @@ from tfrobot.schema.message.base import now_ms
 from tfrobot.schema.tool_definition import ToolDefinition
 from tfrobot.telemetry import traced_chat, traced_turn
 from tfrobot.tfl import TFLInterpreter, seconds_of
+
+FAILED_CALL = "call_failed"
+"""`finish_reason` of the trace record of an LLM call that raised instead of replying (`Chain._record_failed_call`)."""
 
 _TFL_BLOCK = re.compile(r"```tfl[ \t]*\n(.*?)```", re.DOTALL)
 
@@ -142,17 +146,23 @@ class Chain:
         ctx = ChainContext()
         marks: list[StepMark] = []
         history = self.prompt_history(history)
+        requests = self.llm.request_builder(user_input, history)  # the history converted once for the turn
         final: AssistantTextMessage | None = None
         try:
             for step in range(self.max_steps):
                 reply: AssistantTextMessage | None = None
                 clock, thought = _Clock(), StepTiming()
-                thinking = self._think(user_input, history, ctx, step)
-                async for event in traced_chat(thinking, self.llm, history, user_input, ctx.intermediate_msgs):
-                    if isinstance(event, AssistantStep):
-                        reply = event.message
-                        thought = clock.timing(provider=self.llm.provider)
-                    yield event
+                thinking = self._think(user_input, requests, ctx, step)
+                try:
+                    async for event in traced_chat(thinking, self.llm, history, user_input, ctx.intermediate_msgs):
+                        if isinstance(event, AssistantStep):
+                            reply = event.message
+                            thought = clock.timing(provider=self.llm.provider)
+                        yield event
+                except BaseException:
+                    if reply is None:  # no reply yet: the call failed or was cut off (not a later consumer)
+                        self._record_failed_call(user_input, ctx, marks, step, clock)
+                    raise
                 if reply is None:  # _think always ends with the assistant step
                     raise RuntimeError("thinking produced no message")
                 scripts = scripts_of(reply)
@@ -180,14 +190,15 @@ class Chain:
             self._batch_append_to_trace(user_input, ctx, marks)
 
     async def _think(
-        self, user_input: UserMessage, history: Sequence[BaseMessage], ctx: ChainContext, step: int
+        self, user_input: UserMessage, requests: RequestBuilder, ctx: ChainContext, step: int
     ) -> AsyncIterator[ChainEvent]:
-        kwargs = {"intermediate_msgs": list(ctx.intermediate_msgs)}
+        """One LLM call: the step's request from the turn's builder (the converted history reused), sent."""
         tools = self.tools or None
+        request = requests.build(ctx.intermediate_msgs, tools)
         if self.stream:
             assembler = MessageAssembler()
             try:
-                async for delta in self.llm.astream(user_input, history, tools, **kwargs):
+                async for delta in self.llm.astream_request(request, tools):
                     assembler.add(delta)
                     if isinstance(delta, TextDelta):
                         yield TokenDelta(step=step, text=delta.text)
@@ -195,9 +206,9 @@ class Chain:
                         yield ReasoningToken(step=step, text=delta.text)
                 reply = assembler.message()
             except NotImplementedError:  # a provider without async streaming: one plain call
-                reply = await self.llm.agenerate(user_input, history, tools, **kwargs)
+                reply = await self.llm.agenerate_request(request, tools)
         else:
-            reply = await self.llm.agenerate(user_input, history, tools, **kwargs)
+            reply = await self.llm.agenerate_request(request, tools)
         reply.conversation_id = user_input.conversation_id
         yield AssistantStep(step=step, message=reply)
 
@@ -230,6 +241,21 @@ class Chain:
             for printed in console_msg.console_reses or ():
                 if isinstance(printed, ConsoleResult):
                     yield ConsoleOutput(step=step, result=printed)
+
+    def _record_failed_call(
+        self, user_input: UserMessage, ctx: ChainContext, marks: list[StepMark], step: int, clock: _Clock
+    ) -> None:
+        """Keep an LLM call that raised (refused, unreachable, cut off) as a step of the turn: an empty reply
+        naming the model, with `finish_reason` `FAILED_CALL` and the call's timing, so the stored turn shows
+        which call failed, when and after how long, and its request can be rebuilt. Being empty, the record
+        is dropped from later requests by the LLM layer's normalization (an empty assistant message)."""
+        failed = AssistantTextMessage(
+            model=f"{self.llm.provider}:{self.llm.model}",
+            finish_reason=FAILED_CALL,
+            conversation_id=user_input.conversation_id,
+        )
+        ctx.intermediate_msgs.append(failed)
+        marks.append(StepMark("thinking", step, clock.timing(provider=self.llm.provider)))
 
     @staticmethod
     def _batch_append_to_trace(user_input: UserMessage, ctx: ChainContext, marks: list[StepMark]) -> None:

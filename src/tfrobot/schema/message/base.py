@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Self, TypeAlias, cast
+from typing import Annotated, Any, Literal, Self, TypeAlias, cast, get_args
 
 from pydantic import (
     AnyUrl,
@@ -22,14 +22,20 @@ from pydantic import (
     Field,
     GetCoreSchemaHandler,
     JsonValue,
-    ValidationInfo,
     model_validator,
 )
 from pydantic._internal._namespace_utils import MappingNamespace
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 
 from tfrobot.schema.message.console import ConsoleResult
-from tfrobot.schema.message.discriminator import adapter, has_descendants, message_union_schema, own_build, register
+from tfrobot.schema.message.discriminator import (
+    adapter,
+    has_descendants,
+    message_union_schema,
+    own_build,
+    python_only,
+    register,
+)
 from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import (
     LLMFunctionMessage,
@@ -57,6 +63,31 @@ Tried left to right, and plain JSON data comes second, right after text: so the 
 content of a record whose kind a newer version introduced exactly as it came (a dict that happens to have
 a `uid` stays a dict, it does not turn into a `BaseUser` with added keys), while objects built in Python
 (a `BaseUser`, a part, nested messages) match no JSON value and keep their own types."""
+
+
+class _WrittenAsList:
+    """Serializes a `Sequence` field in JSON as pydantic-core's own list of its items, in Rust.
+
+    Pydantic serializes `Sequence[X]` with a Python function per value (`serialize_sequence_via_list`, which
+    calls back into Rust for every item): a quarter of the dump of a conversation went there, for the result
+    of every tool message. In JSON a sequence is a list whatever its Python type, so the builtin `list` (no
+    Python frame) then the list schema of the items write the same JSON. Validation and Python-mode dumps
+    are pydantic's own (a tuple stays a tuple): only the JSON serializer changes."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        schema = handler(source)
+        (item,) = get_args(source)
+        node = cast(dict[str, Any], schema)
+        if node.get("type") != "json-or-python" or "serialization" not in node:
+            raise TypeError(f"_WrittenAsList expects pydantic's Sequence schema for {source!r}, got {node.get('type')}")
+        # Python mode serializes without the JSON-only serializer, from the Python branch: give it pydantic's own
+        # (it keeps a tuple a tuple).
+        node["python_schema"] = {**node["python_schema"], "serialization": node["serialization"]}
+        node["serialization"] = core_schema.plain_serializer_function_ser_schema(
+            list, return_schema=core_schema.list_schema(handler.generate_schema(item)), when_used="json"
+        )
+        return schema
 
 
 def now_ms() -> int:
@@ -90,14 +121,14 @@ class BaseMessage(BaseModel):
     tool_calls: list[ToolCall] | None = Field(
         default=None, exclude_if=IS_NONE, description="Tool calls requested by the LLM."
     )
-    tool_reses: Sequence[str | ToolReturn] | None = Field(
+    tool_reses: Annotated[Sequence[str | ToolReturn], _WrittenAsList] | None = Field(
         default=None, exclude_if=IS_NONE, description="Tool results (role=tool)."
     )
     function_call: FunctionCall | None = Field(
         default=None, exclude_if=IS_NONE, description="Legacy OpenAI function call."
     )
     function_res: FunctionReturn | None = Field(default=None, exclude_if=IS_NONE, description="Legacy function result.")
-    console_reses: Sequence[str | ConsoleResult] | None = Field(
+    console_reses: Annotated[Sequence[str | ConsoleResult], _WrittenAsList] | None = Field(
         default=None, exclude_if=IS_NONE, description="TFL interpreter output (role=console)."
     )
     tfl_scripts: list[str] | None = Field(
@@ -156,11 +187,11 @@ class BaseMessage(BaseModel):
         register(cls)
 
     @model_validator(mode="after")
-    def _storable(self, info: ValidationInfo) -> Self:
+    @python_only
+    def _storable(self) -> Self:
         """Refuse text that could never be stored (a lone surrogate: `storable.py`) where it enters, not at
-        `sync_msg` after a whole turn. Only Python input is checked: JSON input cannot hold one."""
-        if info.mode == "python":
-            check_storable(self)
+        `sync_msg` after a whole turn. Only Python input is checked (`python_only`): JSON cannot hold one."""
+        check_storable(self)
         return self
 
     def to_llm_request(self) -> LLMMessage | list[LLMMessage]:
@@ -214,6 +245,11 @@ class BaseMessage(BaseModel):
         return out
 
     def _tool_to_llm(self) -> list[LLMMessage]:
+        reses = self.tool_reses
+        if reses is not None and len(reses) == 1:  # the usual tool message: one result, no media
+            res = reses[0]
+            if type(res) is ToolReturn and not res.attachments:
+                return [LLMToolMessage(res.call_id, res.result, res.name, res.is_error)]
         out: list[LLMMessage] = []
         carriers: list[LLMMessage] = []
         for res in self.tool_reses or ():

@@ -204,9 +204,16 @@ _VALIDATOR_WRAPPERS: Final = frozenset({"function-after", "function-before", "fu
 
 def _model_class(node: CoreSchema) -> Any:
     """The class of the model `node` defines, seen through model validators (a model with one is a
-    function node that carries the ref and wraps the model node); None when it defines no model."""
-    while node.get("type") in _VALIDATOR_WRAPPERS:
-        node = cast(CoreSchema, node.get("schema"))
+    function node that carries the ref and wraps the model node; `_checks_for_python_only` puts a
+    json-or-python node above them); None when it defines no model."""
+    while True:
+        kind = node.get("type")
+        if kind == "json-or-python":
+            node = cast(CoreSchema, node.get("python_schema"))
+        elif kind in _VALIDATOR_WRAPPERS:
+            node = cast(CoreSchema, node.get("schema"))
+        else:
+            break
     return node.get("cls") if node.get("type") == "model" else None
 
 
@@ -276,7 +283,7 @@ def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler
     """The core schema of `cls` used as a type: itself, or the tagged union of it and its descendants."""
     if cls in _OWN_BUILD.get() or not has_descendants(cls):
         # The class's own model schema is being built, or nothing can dispatch below it.
-        return handler(cls)
+        return _checks_for_python_only(handler(cls))
     ref, fallback, definitions, needed = _own_schema_copy(cls)
     _UNION_REFS[ref] = cls
     choices: dict[str, CoreSchema] = {_LATE_TAG: _late_branch(cls)}
@@ -321,6 +328,36 @@ def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler
         json_schema=from_json, python_schema=exact, ref=ref, metadata={"pydantic_js_functions": [json_schema]}
     )
     return core_schema.definitions_schema(union, definitions) if definitions else union
+
+
+_PYTHON_ONLY: Final = "__tfrobot_python_only__"
+"""Attribute that marks a model validator as needed for Python input only (see `_checks_for_python_only`)."""
+
+
+def python_only(check: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a message's model validator (under `@model_validator(mode="after")`) as one that JSON input cannot
+    fail, so the class's schema runs it for Python input only."""
+    setattr(check, _PYTHON_ONLY, True)
+    return check
+
+
+def _checks_for_python_only(schema: CoreSchema) -> CoreSchema:
+    """`schema` (a message class's own) with its outer after validators marked `python_only` run for Python
+    input only.
+
+    Every JSON message validated went through them, two Python frames each, to return at once: the check of
+    `storable.py` looks for what JSON cannot hold. The JSON branch is the model node under them; the ref
+    moves to the new node, so every reference to the class reaches both branches."""
+    node = cast(dict[str, Any], schema)
+    inner = node
+    while inner.get("type") == "function-after" and getattr(inner["function"]["function"], _PYTHON_ONLY, False):
+        inner = inner["schema"]
+    if inner is node:
+        return schema
+    python = {key: value for key, value in node.items() if key != "ref"}
+    return core_schema.json_or_python_schema(
+        json_schema=cast(CoreSchema, inner), python_schema=cast(CoreSchema, python), ref=node.get("ref")
+    )
 
 
 def _by_ref(schema: CoreSchema) -> CoreSchema:

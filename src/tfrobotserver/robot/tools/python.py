@@ -1,7 +1,8 @@
 """Python tools named in a robot file: a built-in name, `module:function`, or `module:*`.
 
-Built-ins are a small registry of names for tools that ship with TFRobot (today the demo's `weather`
-and `chart`); the demo robot is only the configuration that uses them. `module:*` takes the names in
+Built-ins are a small registry of names for tools that ship with TFRobot (the demo's `weather` and
+`chart`, and `word_count` from `tfrobot.drive.builtins`); the demo robot is only the configuration that
+uses the first two. `module:*` takes the names in
 the module's `__all__` that are callables or `Tool`s, or — without `__all__` — the module's `Tool`
 objects (functions decorated with `@tool`). Anything that cannot be imported or called is an error that
 names the entry and the fix.
@@ -15,7 +16,11 @@ from typing import Any
 
 from tfrobot.drive import BaseTool, Tool
 
-BUILTIN_TOOLS: dict[str, str] = {"weather": "tfrobot.brain.demo:weather", "chart": "tfrobot.brain.demo:chart"}
+BUILTIN_TOOLS: dict[str, str] = {
+    "weather": "tfrobot.brain.demo:weather",
+    "chart": "tfrobot.brain.demo:chart",
+    "word_count": "tfrobot.drive.builtins:word_count",
+}
 """Built-in tool names and the callables they stand for."""
 
 

@@ -31,7 +31,7 @@ from tfrobot.brain.chain.llms import (
     RateLimitError,
     ReasoningBlockDelta,
 )
-from tfrobot.brain.chain.llms.chat_llm import clean_nones
+from tfrobot.brain.chain.llms.wire import clean_nones
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, ReasoningBlock, TextMessage
 
 USAGE = {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 40, "cache_creation_input_tokens": 10}

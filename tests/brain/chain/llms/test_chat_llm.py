@@ -30,7 +30,7 @@ from tfrobot.brain.chain.llms import (
     provider_class,
     providers,
 )
-from tfrobot.brain.chain.llms.chat_llm import import_sdk
+from tfrobot.brain.chain.llms.transport import import_sdk
 from tfrobot.schema.brain.chain.chain_schema import ChainContext
 from tfrobot.schema.brain.chain.prompt.context_vars import Conversation, IntermediateTraceSnapshot, PromptContext
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
@@ -176,7 +176,7 @@ def test_public_surface_is_pinned() -> None:
         *("ProviderTimeoutError", "describe"),
         *("FinishDelta", "MessageAssembler", "ReasoningBlockDelta", "ReasoningDelta", "StreamDelta"),
         *("RefusalDelta", "ServerToolBlockDelta", "TFLScriptDelta", "TextDelta", "ToolCallDelta"),
-        *("Capabilities", "SchemaCleaner", "ScriptRule", "ScriptedCall", "ToolDefinition"),
+        *("Capabilities", "RequestBuilder", "SchemaCleaner", "ScriptRule", "ScriptedCall", "ToolDefinition"),
         *("ModelProfile", "ReasoningReplay", "model_profile", "preserves_thinking", "derived_call_id"),
         *("create_llm", "normalize", "portable_id", "provider_class", "providers"),
     }

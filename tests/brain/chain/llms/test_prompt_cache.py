@@ -55,8 +55,9 @@ def _agent_loop(provider: str, name: str, model: str, tool: str, **settings: Any
     chat: ChatLLM = create_llm(provider, model=model, api_key=key, http_client=client, max_retries=0, **settings)
     tools = [_tool(tool)]
     chain: list[BaseMessage] = []
+    requests = chat.request_builder(QUESTION, [SYSTEM])  # as `Chain` builds them: the history converted once
     for _ in range(STEPS):
-        reply = chat.generate(QUESTION, [SYSTEM], tools, intermediate_msgs=chain)
+        reply = chat.generate_request(requests.build(chain, tools), tools)
         assert reply.tool_calls, "every recorded step calls the tool"
         results = [ToolReturn(call_id=c.id, name=c.name, result="Mexico") for c in reply.tool_calls]
         chain = [*chain, reply, BaseMessage(role="tool", tool_reses=results)]

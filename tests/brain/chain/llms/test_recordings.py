@@ -18,8 +18,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from tests.brain.chain.llms.conftest import Recorder, recording, recording_names, replay_llm
-from tfrobot.brain.chain.llms.chat_llm import as_dict
 from tfrobot.brain.chain.llms.errors import InvalidRequestError, ProviderError, ProviderUnavailableError
+from tfrobot.brain.chain.llms.wire import as_dict
 from tfrobot.schema.message import (
     AssistantRefusalMessage,
     AssistantTextMessage,

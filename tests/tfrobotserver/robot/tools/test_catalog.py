@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 
 import pytest
 
 from tests.drive.mcp.conftest import ROOT, TOKEN, HttpServer
-from tfrobotserver.robot.tools import MCPTools, PythonTools, ToolCatalog
+from tfrobotserver.robot.tools import BUILTIN_TOOLS, MCPTools, PythonTools, ToolCatalog
 
 SHOP = "tests.tfrobotserver.robot.tools.shop"
+BUILT_INS = re.escape(str(sorted(BUILTIN_TOOLS)))
 
 
 def names(catalog: ToolCatalog) -> list[str]:
@@ -37,6 +39,12 @@ def test_builtins_functions_and_modules() -> None:
     ]
 
 
+def test_word_count_is_a_built_in_name() -> None:
+    (counter,) = ToolCatalog(["word_count"]).tools()
+    assert counter.name == "word_count"
+    assert counter.description.startswith("Count the words")
+
+
 def test_entry_options_apply_on_top_of_the_tools_own() -> None:
     entry = PythonTools(python=f"{SHOP}:lookup_order", confirm=True, timeout=3, read_only=True)
     (lookup,) = ToolCatalog([entry]).tools()
@@ -46,7 +54,7 @@ def test_entry_options_apply_on_top_of_the_tools_own() -> None:
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ("teleport", r"tools\[0\] \(teleport\): unknown built-in tool 'teleport'; built-ins: \['chart', 'weather'\]"),
+        ("teleport", rf"tools\[0\] \(teleport\): unknown built-in tool 'teleport'; built-ins: {BUILT_INS}"),
         (
             "nowhere.mod:fn",
             r"cannot import module 'nowhere\.mod' .*; put nowhere\.py .*next to the robot file, install it",

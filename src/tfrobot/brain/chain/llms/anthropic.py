@@ -24,22 +24,13 @@ from __future__ import annotations
 import inspect
 import json
 import os
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, assert_never
 
 from pydantic import Field
 
-from tfrobot.brain.chain.llms.chat_llm import (
-    CONSOLE_LABEL,
-    SYSTEM_LABEL,
-    ChatLLM,
-    as_dict,
-    assistant_text,
-    attachment_label,
-    clean_nones,
-    move_to_extra_body,
-)
+from tfrobot.brain.chain.llms.chat_llm import ChatLLM
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames, portable_id
@@ -54,6 +45,15 @@ from tfrobot.brain.chain.llms.stream import (
     ToolCallDelta,
     reasoning_text,
     reply_message,
+)
+from tfrobot.brain.chain.llms.wire import (
+    CONSOLE_LABEL,
+    SYSTEM_LABEL,
+    as_dict,
+    assistant_text,
+    attachment_label,
+    clean_nones,
+    move_to_extra_body,
 )
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
@@ -103,6 +103,7 @@ class AnthropicChat(ChatLLM):
 
     provider: ClassVar[str] = "anthropic"
     sdk_module: ClassVar[str] = "anthropic"
+    sdk_create: ClassVar[str] = "messages.create"
     sdk_extra: ClassVar[str] = "anthropic"
     sdk_clients: ClassVar[tuple[str, str]] = ("Anthropic", "AsyncAnthropic")
     api_key_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
@@ -324,28 +325,8 @@ class AnthropicChat(ChatLLM):
         return {"output_config": {"format": {"type": "json_schema", "schema": output.described(output.closed)}}}
 
     # ----------------------------------------------------------------------------------- calls
-    def _send(self, params: dict[str, Any]) -> Any:
-        return self.client().messages.create(**params)
-
-    async def _asend(self, params: dict[str, Any]) -> Any:
-        return await self.client(is_async=True).messages.create(**params)
-
-    def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
-        state = _StreamState()
-        stream = self.client().messages.create(**params, stream=True)
-        self._expect_event_stream(stream)
-        for event in stream:
-            yield from self._event_deltas(as_dict(event), state)
-        yield self._finish(state)
-
-    async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
-        state = _StreamState()
-        stream = await self.client(is_async=True).messages.create(**params, stream=True)
-        self._expect_event_stream(stream)
-        async for event in stream:
-            for delta in self._event_deltas(as_dict(event), state):
-                yield delta
-        yield self._finish(state)
+    def _stream_state(self) -> _StreamState:
+        return _StreamState()
 
     def _event_deltas(self, event: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
         kind = event.get("type")
@@ -416,6 +397,9 @@ class AnthropicChat(ChatLLM):
                 yield ServerToolBlockDelta(provider=self.provider, block=_container_block(container))
             if (refusal := _refusal(delta)) is not None:
                 yield RefusalDelta(text=refusal)
+
+    def _finish_deltas(self, state: _StreamState) -> Iterator[StreamDelta]:
+        yield self._finish(state)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         # (the stop reason comes in `message_delta`, near the end)

@@ -20,16 +20,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, assert_never
 
-from tfrobot.brain.chain.llms.chat_llm import (
-    CONSOLE_LABEL,
-    SYSTEM_LABEL,
-    ChatLLM,
-    assistant_text,
-    attachment_label,
-)
+from tfrobot.brain.chain.llms.chat_llm import ChatLLM
 from tfrobot.brain.chain.llms.errors import InvalidConversationError
 from tfrobot.brain.chain.llms.media import Capabilities, Position
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
@@ -47,6 +41,7 @@ from tfrobot.brain.chain.llms.stream import (
     reply_message,
 )
 from tfrobot.brain.chain.llms.tool_schema import GeminiSchemaCleaner, SchemaCleaner
+from tfrobot.brain.chain.llms.wire import CONSOLE_LABEL, SYSTEM_LABEL, assistant_text, attachment_label
 from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
@@ -87,6 +82,8 @@ class GeminiChat(ChatLLM):
 
     provider: ClassVar[str] = "gemini"
     sdk_module: ClassVar[str] = "google.genai"
+    sdk_create: ClassVar[str] = "models.generate_content"
+    sdk_stream_create: ClassVar[str] = "models.generate_content_stream"
     sdk_extra: ClassVar[str] = "gemini"
     api_key_env: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     max_tokens_key: ClassVar[str] = "max_output_tokens"
@@ -252,27 +249,17 @@ class GeminiChat(ChatLLM):
         client.close()
         await client.aio.aclose()
 
-    def _send(self, params: dict[str, Any]) -> Any:
-        return self.client().models.generate_content(**params)
+    def _api_client(self, *, is_async: bool) -> Any:
+        """One client for both sides: its async methods are under `.aio`."""
+        return self.client().aio if is_async else self.client()
 
-    async def _asend(self, params: dict[str, Any]) -> Any:
-        return await self.client().aio.models.generate_content(**params)
+    def _event_dict(self, event: Any) -> dict[str, Any]:
+        return _dump(event)
 
-    def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
-        state = _StreamState()
-        for chunk in self.client().models.generate_content_stream(**params):
-            yield from self._chunk_deltas(_dump(chunk), state)
-        yield from self._finish_deltas(state)
+    def _stream_state(self) -> _StreamState:
+        return _StreamState()
 
-    async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
-        state = _StreamState()
-        async for chunk in await self.client().aio.models.generate_content_stream(**params):
-            for delta in self._chunk_deltas(_dump(chunk), state):
-                yield delta
-        for delta in self._finish_deltas(state):
-            yield delta
-
-    def _chunk_deltas(self, data: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
+    def _event_deltas(self, data: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
         state.model = data.get("model_version") or state.model
         state.response_id = data.get("response_id") or state.response_id
         if data.get("usage_metadata"):

@@ -87,82 +87,132 @@ def _blank(text: str) -> bool:
 
 
 def _well_formed(msgs: Sequence[BaseLLMMessage]) -> bool:
-    """Whether the repair pass would return `msgs` unchanged: every message of a known kind, nothing empty,
-    every call id unique and answered right after its call in call order (named results, then at most one
-    media carrier per call, in call order), no orphan result or misplaced carrier, no same-role neighbours
-    to merge, not even system messages (which only `to_list` merges: so a pass also proves that `to_list`
-    has nothing to merge, see `normalize_request`). False means "not proven", never "broken": the repair
-    pass then decides.
+    """Whether the repair pass would return `msgs` unchanged (`WellFormedScan`, over the whole list)."""
+    scan = WellFormedScan()
+    return scan.feed(msgs) and scan.complete()
+
+
+class WellFormedScan:
+    """Whether the repair pass would return the messages fed so far unchanged: every message of a known
+    kind, nothing empty, every call id unique and answered right after its call in call order (named
+    results, then at most one media carrier per call, in call order), no orphan result or misplaced
+    carrier, no same-role neighbours to merge, not even system messages (which only `to_list` merges: so a
+    pass also proves that `to_list` has nothing to merge, see `normalize_request`). False means "not
+    proven", never "broken": the repair pass then decides.
 
     Kinds are told by exact class (`type(msg) is`, a third of the cost of a `match` on class patterns, and
     this runs for every message of every request): an instance of a subclass is "not proven" either, and
-    the repair pass, which dispatches with `isinstance`, takes it."""
-    calls: set[str] = set()
-    pending: list[ToolCall] = []  # calls of the last assistant message whose results must come next
-    next_result = waiting = 0  # the next of them, and how many there are
-    zone: Mapping[str, int] = _NO_ZONE  # call id -> position: calls whose carriers may follow here
-    zone_at = -1  # position in `zone` of the last carrier seen
-    strays: set[str] = set()  # attachment_of of carriers outside a zone: must not turn out to be call ids
-    prev: BaseLLMMessage | None = None
-    for msg in msgs:
-        if next_result < waiting:
-            if type(msg) is not LLMToolMessage:
-                return False
-            if msg.tool_call_id != pending[next_result].id or msg.name is None:
-                return False
-            next_result += 1
-        elif type(msg) is LLMAssistantMessage:
-            text = msg.content
-            if text is not None and (not text or text.isspace()):
-                return False
-            if type(prev) is LLMAssistantMessage and not prev.tool_calls:
-                return False
-            zone = _NO_ZONE
-            if msg.tool_calls:
-                zone = {}
-                for call in msg.tool_calls:
-                    call_id = call.id
-                    if call_id in calls:
-                        return False
-                    calls.add(call_id)
-                    zone[call_id] = len(zone)
-                zone_at, pending, next_result, waiting = -1, msg.tool_calls, 0, len(msg.tool_calls)
-            elif text is None and not (
-                msg.reasoning_blocks or msg.reasoning_content or msg.refusal or msg.server_tool_blocks
-            ):
-                return False
-        elif type(msg) is LLMUserMessage:
-            content, owner = msg.content, msg.attachment_of
-            if isinstance(content, str):
-                if not content or content.isspace():
+    the repair pass, which dispatches with `isinstance`, takes it.
+
+    The scan is a left fold over the messages, so it can be fed in pieces: feeding a list, then the
+    messages that follow it, decides exactly what one scan of the whole would (`request_builder.py` scans
+    a turn's history once and then only each step's new messages). After a piece fails, the scan stays
+    failed."""
+
+    __slots__ = ("_calls", "_next_result", "_ok", "_pending", "_prev", "_strays", "_waiting", "_zone", "_zone_at")
+
+    def __init__(self) -> None:
+        self._calls: set[str] = set()
+        self._pending: Sequence[ToolCall] = ()  # calls of the last assistant message whose results must come next
+        self._next_result = self._waiting = 0  # the next of them, and how many there are
+        self._zone: Mapping[str, int] = _NO_ZONE  # call id -> position: calls whose carriers may follow here
+        self._zone_at = -1  # position in `zone` of the last carrier seen
+        self._strays: set[str] = set()  # attachment_of of carriers outside a zone: must not turn out to be call ids
+        self._prev: BaseLLMMessage | None = None
+        self._ok = True
+
+    def copy(self) -> WellFormedScan:
+        """A scan in this one's state, fed on independently of it."""
+        twin = WellFormedScan()
+        twin._calls, twin._strays, twin._pending, twin._prev = (
+            set(self._calls),
+            set(self._strays),
+            self._pending,
+            self._prev,
+        )
+        twin._next_result, twin._waiting, twin._zone, twin._zone_at = (
+            self._next_result,
+            self._waiting,
+            self._zone,
+            self._zone_at,
+        )
+        twin._ok = self._ok
+        return twin
+
+    def complete(self) -> bool:
+        """Whether the messages fed so far, ending here, are well formed: every call answered, no stray
+        carrier naming a call."""
+        return self._ok and self._next_result == self._waiting and self._strays.isdisjoint(self._calls)
+
+    def feed(self, msgs: Sequence[BaseLLMMessage]) -> bool:
+        """Scan `msgs` after those fed before; False as soon as one is not proven well formed there."""
+        if not self._ok:
+            return False
+        # The state in locals for the loop (attribute access would double its cost), stored back after it.
+        calls, pending, strays, prev = self._calls, self._pending, self._strays, self._prev
+        next_result, waiting, zone, zone_at = self._next_result, self._waiting, self._zone, self._zone_at
+        self._ok = False  # until the loop below has gone through every message
+        for msg in msgs:
+            if next_result < waiting:
+                if type(msg) is not LLMToolMessage:
                     return False
-            elif not content or any(isinstance(p, TextUserMsgPart) and _blank(p.text) for p in content):
-                return False
-            if type(prev) is LLMUserMessage and prev.attachment_of == owner and prev.name == msg.name:
-                return False
-            if owner is None:
+                if msg.tool_call_id != pending[next_result].id or msg.name is None:
+                    return False
+                next_result += 1
+            elif type(msg) is LLMAssistantMessage:
+                text = msg.content
+                if text is not None and (not text or text.isspace()):
+                    return False
+                if type(prev) is LLMAssistantMessage and not prev.tool_calls:
+                    return False
                 zone = _NO_ZONE
-            elif (at := zone.get(owner, -1)) > zone_at:
-                zone_at = at  # (several carriers for one call: the repair pass merges or dedupes them)
-            elif owner in calls:
-                return False
+                if msg.tool_calls:
+                    zone = {}
+                    for call in msg.tool_calls:
+                        call_id = call.id
+                        if call_id in calls:
+                            return False
+                        calls.add(call_id)
+                        zone[call_id] = len(zone)
+                    zone_at, pending, next_result, waiting = -1, msg.tool_calls, 0, len(msg.tool_calls)
+                elif text is None and not (
+                    msg.reasoning_blocks or msg.reasoning_content or msg.refusal or msg.server_tool_blocks
+                ):
+                    return False
+            elif type(msg) is LLMUserMessage:
+                content, owner = msg.content, msg.attachment_of
+                if isinstance(content, str):
+                    if not content or content.isspace():
+                        return False
+                elif not content or any(isinstance(p, TextUserMsgPart) and _blank(p.text) for p in content):
+                    return False
+                if type(prev) is LLMUserMessage and prev.attachment_of == owner and prev.name == msg.name:
+                    return False
+                if owner is None:
+                    zone = _NO_ZONE
+                elif (at := zone.get(owner, -1)) > zone_at:
+                    zone_at = at  # (several carriers for one call: the repair pass merges or dedupes them)
+                elif owner in calls:
+                    return False
+                else:
+                    strays.add(owner)
+                    zone = _NO_ZONE
+            elif type(msg) is LLMSystemMessage:
+                if _blank(msg.content) or type(prev) is LLMSystemMessage:
+                    return False
+                zone = _NO_ZONE
+            elif type(msg) is LLMTFLMessage:
+                if _blank(msg.content):
+                    return False
+                zone = _NO_ZONE
+            elif type(msg) is LLMFunctionMessage:
+                zone = _NO_ZONE
             else:
-                strays.add(owner)
-                zone = _NO_ZONE
-        elif type(msg) is LLMSystemMessage:
-            if _blank(msg.content) or type(prev) is LLMSystemMessage:
-                return False
-            zone = _NO_ZONE
-        elif type(msg) is LLMTFLMessage:
-            if _blank(msg.content):
-                return False
-            zone = _NO_ZONE
-        elif type(msg) is LLMFunctionMessage:
-            zone = _NO_ZONE
-        else:
-            return False  # a result out of place, or a kind not known exactly: the repair pass decides
-        prev = msg
-    return next_result == waiting and strays.isdisjoint(calls)
+                return False  # a result out of place, or a kind not known exactly: the repair pass decides
+            prev = msg
+        self._pending, self._prev, self._next_result, self._waiting = pending, prev, next_result, waiting
+        self._zone, self._zone_at, self._ok = zone, zone_at, True
+        return True
 
 
 def _typed(index: int, msg: BaseLLMMessage) -> LLMMessage:

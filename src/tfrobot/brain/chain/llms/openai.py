@@ -18,24 +18,17 @@ it is an `AssistantRefusalMessage` (its `refusal`, the finish reason `refusal`),
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, assert_never
 
 from pydantic import Field
 
-from tfrobot.brain.chain.llms.chat_llm import (
-    CONSOLE_LABEL,
-    ChatLLM,
-    as_dict,
-    assistant_text,
-    attachment_label,
-    clean_nones,
-    provider_of,
-)
+from tfrobot.brain.chain.llms.chat_llm import ChatLLM
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
 from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile, preserves_thinking
+from tfrobot.brain.chain.llms.registry import provider_of
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningDelta,
@@ -45,6 +38,7 @@ from tfrobot.brain.chain.llms.stream import (
     ToolCallDelta,
     reply_message,
 )
+from tfrobot.brain.chain.llms.wire import CONSOLE_LABEL, as_dict, assistant_text, attachment_label, clean_nones
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
     LLMAssistantMessage,
@@ -85,6 +79,7 @@ class OpenAIChat(ChatLLM):
         url_sources=frozenset({"image"}),
     )
     sdk_module: ClassVar[str] = "openai"
+    sdk_create: ClassVar[str] = "chat.completions.create"
     sdk_extra: ClassVar[str] = "openai"
     sdk_clients: ClassVar[tuple[str, str]] = ("OpenAI", "AsyncOpenAI")
     api_key_env: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
@@ -126,9 +121,9 @@ class OpenAIChat(ChatLLM):
                 if msg.attachment_of is None and isinstance(msg.content, str) and not msg.name:
                     append({"role": "user", "content": msg.content})
                     continue
-                if call_ids is None:
+                if call_ids is None and msg.attachment_of is not None:  # (only a carrier's label needs them)
                     call_ids = call_ids_of(msgs)
-                append(self._user(msg, call_ids, f"messages[{index}]"))
+                append(self._user(msg, call_ids or set(), f"messages[{index}]"))
             elif isinstance(msg, LLMToolMessage):
                 content = f"[tool error] {msg.content}" if msg.is_error else msg.content
                 append({"role": "tool", "tool_call_id": msg.tool_call_id, "content": content})
@@ -272,36 +267,17 @@ class OpenAIChat(ChatLLM):
         return {"response_format": {"type": "json_schema", "json_schema": schema}}
 
     # ----------------------------------------------------------------------------------- calls
-    def _send(self, params: dict[str, Any]) -> Any:
-        return self.client().chat.completions.create(**params)
-
-    async def _asend(self, params: dict[str, Any]) -> Any:
-        return await self.client(is_async=True).chat.completions.create(**params)
-
     def _stream_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`stream=True`, and the usage in the last chunk where the server takes the option."""
         extra: dict[str, Any] = {"stream": True}
         if self.stream_usage_option:
             extra["stream_options"] = {"include_usage": True}
         return {**params, **extra}
 
-    def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
-        state = _StreamState()
-        stream = self.client().chat.completions.create(**self._stream_params(params))
-        self._expect_event_stream(stream)
-        for chunk in stream:
-            yield from self._chunk_deltas(as_dict(chunk), state)
-        yield self._finish(state)
+    def _stream_state(self) -> _StreamState:
+        return _StreamState()
 
-    async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
-        state = _StreamState()
-        stream = await self.client(is_async=True).chat.completions.create(**self._stream_params(params))
-        self._expect_event_stream(stream)
-        async for chunk in stream:
-            for delta in self._chunk_deltas(as_dict(chunk), state):
-                yield delta
-        yield self._finish(state)
-
-    def _chunk_deltas(self, chunk: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
+    def _event_deltas(self, chunk: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
         state.model = chunk.get("model") or state.model
         state.response_id = chunk.get("id") or state.response_id
         if chunk.get("usage"):
@@ -329,6 +305,9 @@ class OpenAIChat(ChatLLM):
                 )
             if choice.get("finish_reason"):
                 state.finish_reason = choice["finish_reason"]
+
+    def _finish_deltas(self, state: _StreamState) -> Iterator[StreamDelta]:
+        yield self._finish(state)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         reason = state.finish_reason

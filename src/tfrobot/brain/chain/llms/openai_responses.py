@@ -21,17 +21,10 @@ item. A refusal is a `refusal` content part: an `AssistantRefusalMessage`, sent 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, assert_never
 
-from tfrobot.brain.chain.llms.chat_llm import (
-    CONSOLE_LABEL,
-    ChatLLM,
-    as_dict,
-    assistant_text,
-    attachment_label,
-    clean_nones,
-)
+from tfrobot.brain.chain.llms.chat_llm import ChatLLM
 from tfrobot.brain.chain.llms.errors import ProviderUnavailableError
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
@@ -48,6 +41,7 @@ from tfrobot.brain.chain.llms.stream import (
     reasoning_text,
     reply_message,
 )
+from tfrobot.brain.chain.llms.wire import CONSOLE_LABEL, as_dict, assistant_text, attachment_label, clean_nones
 from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
 from tfrobot.schema.message.llms.llm_requests import (
     LLMAssistantMessage,
@@ -85,6 +79,7 @@ class OpenAIResponsesChat(ChatLLM):
         url_sources=frozenset({"image", "file"}),
     )
     sdk_module: ClassVar[str] = "openai"
+    sdk_create: ClassVar[str] = "responses.create"
     sdk_extra: ClassVar[str] = "openai"
     sdk_clients: ClassVar[tuple[str, str]] = ("OpenAI", "AsyncOpenAI")
     api_key_env: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
@@ -248,28 +243,8 @@ class OpenAIResponsesChat(ChatLLM):
         return {"text": {"format": form}}
 
     # ----------------------------------------------------------------------------------- calls
-    def _send(self, params: dict[str, Any]) -> Any:
-        return self.client().responses.create(**params)
-
-    async def _asend(self, params: dict[str, Any]) -> Any:
-        return await self.client(is_async=True).responses.create(**params)
-
-    def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
-        state = _StreamState()
-        stream = self.client().responses.create(**params, stream=True)
-        self._expect_event_stream(stream)
-        for event in stream:
-            yield from self._event_deltas(as_dict(event), state)
-        yield self._finish(state)
-
-    async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
-        state = _StreamState()
-        stream = await self.client(is_async=True).responses.create(**params, stream=True)
-        self._expect_event_stream(stream)
-        async for event in stream:
-            for delta in self._event_deltas(as_dict(event), state):
-                yield delta
-        yield self._finish(state)
+    def _stream_state(self) -> _StreamState:
+        return _StreamState()
 
     def _event_deltas(self, event: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
         kind = event.get("type")
@@ -356,6 +331,9 @@ class OpenAIResponsesChat(ChatLLM):
         for index, item in enumerate((state.response or {}).get("output") or ()):
             if item.get("type") not in _OWN_ITEMS:
                 yield ServerToolBlockDelta(provider=self.provider, block=item, index=index)
+
+    def _finish_deltas(self, state: _StreamState) -> Iterator[StreamDelta]:
+        yield self._finish(state)
 
     def _finish(self, state: _StreamState) -> FinishDelta:
         response = state.response

@@ -15,10 +15,10 @@ import os
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from tfrobot.brain.chain.llms.chat_llm import move_to_extra_body
 from tfrobot.brain.chain.llms.media import Capabilities
 from tfrobot.brain.chain.llms.openai import OpenAIChat
 from tfrobot.brain.chain.llms.profiles import ReasoningReplay
+from tfrobot.brain.chain.llms.wire import move_to_extra_body
 from tfrobot.schema.tool_definition import ToolDefinition
 
 NATIVE_PARAMS = frozenset(

@@ -203,8 +203,11 @@ def _text_from_record(blocks: list[ReasoningBlock], info: ValidationInfo) -> lis
     text = info.data.get("reasoning_content")
     if text:
         for block in blocks:
-            if block.type == "thinking" and "text" not in block.model_fields_set:
-                block.text = text
+            fields_set = block.__pydantic_fields_set__
+            if block.type == "thinking" and "text" not in fields_set:
+                # What `block.text = text` does, without pydantic's `__setattr__` (a fifth of this function)
+                block.__dict__["text"] = text
+                fields_set.add("text")
                 break
     return blocks
 

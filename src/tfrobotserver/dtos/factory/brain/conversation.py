@@ -35,7 +35,10 @@ class ChatMessageItem(HttpModel):
     msg_type: str | None = None
     text: str
     create_ts: int
-    message: dict[str, Any] = Field(description="The whole message as stored (its own class's JSON).")
+    message: dict[str, Any] = Field(
+        description="The message as stored (its own class's JSON), a user message without its trace's records, "
+        "which are `trace` (its `intermediate_trace.failure` stays)."
+    )
     trace: list[dict[str, Any]] = Field(
         default_factory=list,
         description="The turn's thinking, tool calls, tool results and console results, in order (user messages).",

@@ -9,7 +9,7 @@ robot's conversation id is a 404 like an unknown one, whatever database the robo
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, Final
 
 from pydantic import AfterValidator, Field, PrivateAttr
 
@@ -40,6 +40,11 @@ ConversationId = Annotated[
 """A conversation id as the store keeps it: 1 to 255 characters, no NUL."""
 StoreOpener = Callable[[str, str], Awaitable[SQLMessageStore]]
 """`(url, scope) -> store`: how the server hands a component its store (one per database, shared)."""
+
+
+_TRACE_RECORDS: Final = {"intermediate_trace": {"records"}}
+"""Left out of a row's `message`: the records are its `trace` already (in order), and sending them twice
+doubled what a long conversation's pages weigh. The failure stays in `message.intermediate_trace`."""
 
 
 def _failed(msg: BaseMessage) -> str | None:
@@ -116,7 +121,7 @@ class ConversationsComponent(TFSComponent):
                 msg_type=getattr(msg, "msg_type", None),
                 text=content_text(msg.content),
                 create_ts=msg.create_ts,
-                message=msg.model_dump(mode="json"),
+                message=msg.model_dump(mode="json", exclude=_TRACE_RECORDS if isinstance(msg, UserMessage) else None),
                 trace=[r.model_dump(mode="json") for r in msg.intermediate_trace.ordered()]
                 if isinstance(msg, UserMessage)
                 else [],

@@ -14,14 +14,26 @@ it). What the dry run and a failed call show is redacted (`tfrobotserver.redacti
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, PrivateAttr, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm, providers
+from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm, normalize, providers
 from tfrobot.brain.memory.tables import ID_CHARS
-from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
+from tfrobot.schema.message import (
+    AssistantTextMessage,
+    BaseMessage,
+    LLMAssistantMessage,
+    LLMSystemMessage,
+    LLMToolMessage,
+    LLMUserMessage,
+    TextMessage,
+    ToolCall,
+    ToolReturn,
+    content_text,
+)
 from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
@@ -35,7 +47,7 @@ from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deplo
 from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.robot.problems import validation_problems
 from tfrobotserver.robot.tools import import_object
-from tfrobotserver.robot.turn import StepPreparer, TurnPreparer
+from tfrobotserver.robot.turn import PreparedTurn, StepPreparer, TurnPreparer
 
 logger = logging.getLogger("tfrobotserver")
 
@@ -67,6 +79,30 @@ class LLMRequest(HttpModel):
     request: dict[str, Any]
 
 
+class PlayToolCall(HttpModel):
+    """A tool call an assistant message of the playground made (its result is a later `tool` message)."""
+
+    id: str = Field(min_length=1, description="the call id its tool result names")
+    name: str = Field(min_length=1)
+    arguments: str = Field(default="{}", description="JSON object text of the arguments")
+
+
+class PlayMessage(HttpModel):
+    """One message of a playground conversation, as the user edited it: text, an assistant's tool calls, or
+    a tool result (`tool_call_id` names the call it answers)."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+    tool_calls: list[PlayToolCall] = Field(default_factory=list, description="assistant: the calls it made")
+    tool_call_id: str | None = Field(default=None, description="tool: the call this is the result of")
+    name: str | None = Field(default=None, description="tool: the tool that ran")
+    is_error: bool = Field(default=False, description="tool: the result is the tool's error")
+    reasoning: str | None = Field(default=None, description="assistant: its reasoning text, replayed as it came")
+    model: str | None = Field(
+        default=None, description="assistant: 'provider:model' that wrote it (reasoning goes back only to that one)"
+    )
+
+
 class StepRequest(HttpModel):
     """The request one LLM step of a stored turn sent, re-rendered from the stored history and trace."""
 
@@ -78,13 +114,42 @@ class StepRequest(HttpModel):
         "stored, with the robot's current LLM, system prompt and tools (not a copy of the bytes sent then).",
     )
     request: dict[str, Any]
+    messages: list[PlayMessage] = Field(
+        default_factory=list,
+        description="The step's messages as the playground edits them (what `aplay` rebuilds the same request "
+        "from): text, tool calls and tool results; media and TFL console output are not among them.",
+    )
 
 
-class PlayMessage(HttpModel):
-    """One message of a playground conversation, as the user edited it."""
-
-    role: Literal["system", "user", "assistant"]
-    content: str
+def _play_messages(llm: ChatLLM, turn: PreparedTurn) -> list[PlayMessage]:
+    """The messages of `turn` as the provider-neutral request has them (after the LLM layer's normalization),
+    in the playground's form, so that sending them back builds the step's request again."""
+    ctx = llm.construct_prompt_context(turn.user_input, turn.history, turn.intermediate)
+    out: list[PlayMessage] = []
+    for msg in normalize(llm.format_to_request_msgs(ctx).to_list()):
+        if isinstance(msg, LLMToolMessage):
+            out.append(
+                PlayMessage(
+                    role="tool",
+                    content=msg.content,
+                    tool_call_id=msg.tool_call_id,
+                    name=msg.name,
+                    is_error=msg.is_error,
+                )
+            )
+        elif isinstance(msg, LLMAssistantMessage):
+            calls = [PlayToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in msg.tool_calls]
+            reasoning, model = msg.reasoning_content, msg.model
+            out.append(
+                PlayMessage(
+                    role="assistant", content=msg.content or "", tool_calls=calls, reasoning=reasoning, model=model
+                )
+            )
+        elif isinstance(msg, LLMSystemMessage):
+            out.append(PlayMessage(role="system", content=msg.content))
+        elif isinstance(msg, LLMUserMessage) and msg.attachment_of is None:
+            out.append(PlayMessage(role="user", content=content_text(msg.content)))
+    return out
 
 
 class PlayReply(HttpModel):
@@ -98,20 +163,59 @@ class PlayReply(HttpModel):
     error: str | None = None
 
 
-def _play_turn(messages: list[PlayMessage]) -> tuple[TextMessage, list[BaseMessage]]:
-    """The edited messages as the input (the last, a user message) and the history before it."""
-    if not messages or messages[-1].role != "user":
-        raise ActionInputError("messages", "the last message must be the user's (what the model answers)", None)
-    history: list[BaseMessage] = []
-    for i, m in enumerate(messages[:-1]):
+@dataclass(frozen=True)
+class _PlayTurn:
+    """The edited messages as a turn's step: the history, the input (the last user message) and the turn's
+    thinking and doing after it (assistant tool calls and their results), as a stored step is rebuilt."""
+
+    history: list[BaseMessage]
+    user_input: TextMessage
+    intermediate: list[BaseMessage]
+
+    @property
+    def has_tools(self) -> bool:
+        """Whether any message is a tool call or a tool result."""
+        return any(m.role == "tool" or getattr(m, "tool_calls", None) for m in [*self.history, *self.intermediate])
+
+
+def _play_turn(messages: list[PlayMessage]) -> _PlayTurn:
+    """The edited messages as a step: the model answers the last one, a user message or a tool result."""
+    if not messages or messages[-1].role not in ("user", "tool"):
+        raise ActionInputError(
+            "messages", "the last message must be the user's or a tool result (what the model answers)", None
+        )
+    at = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), None)
+    if at is None:
+        raise ActionInputError("messages", "give a user message: the turn starts with one", None)
+    converted: list[BaseMessage] = []
+    start = 0  # where the input is in `converted`
+    for i, m in enumerate(messages):
         ts = i + 1  # the edited order, whatever the clock says
-        if m.role == "assistant":
-            history.append(AssistantTextMessage(content=m.content, create_ts=ts))
+        if i == at:
+            start = len(converted)
+        if m.role == "tool":
+            if m.tool_call_id is None:
+                raise ActionInputError(f"messages.{i}.tool_call_id", "a tool result names the call it answers", None)
+            result = ToolReturn(call_id=m.tool_call_id, name=m.name, result=m.content, is_error=m.is_error)
+            last = converted[-1] if converted else None
+            if last is not None and last.role == "tool" and last.tool_reses is not None:
+                last.tool_reses = [*last.tool_reses, result]  # one reply's results are one message, as the drive makes
+            else:
+                converted.append(BaseMessage(role="tool", tool_reses=[result], create_ts=ts))
+        elif m.role == "assistant":
+            calls = [ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in m.tool_calls]
+            converted.append(
+                AssistantTextMessage(
+                    content=m.content, tool_calls=calls, reasoning_content=m.reasoning, model=m.model, create_ts=ts
+                )
+            )
         elif m.role == "user":
-            history.append(TextMessage(content=m.content, create_ts=ts))
+            converted.append(TextMessage(content=m.content, create_ts=ts))
         else:
-            history.append(BaseMessage(role="system", content=m.content, create_ts=ts))
-    return TextMessage(content=messages[-1].content, create_ts=len(messages)), history
+            converted.append(BaseMessage(role="system", content=m.content, create_ts=ts))
+    user_input = converted[start]
+    assert isinstance(user_input, TextMessage)  # the role was "user"
+    return _PlayTurn(converted[:start], user_input, converted[start + 1 :])
 
 
 class LLMReply(HttpModel):
@@ -244,7 +348,10 @@ class LLMComponent(ConfigurableMixin):
     ) -> StepRequest:
         llm = self.llm()
         turn = await prepare_step(conversation_id, msg_id, step)
-        return StepRequest(provider=self.provider, model=llm.model, request=redact(turn.request(llm)))
+        messages = _play_messages(llm, turn)
+        return StepRequest(
+            provider=self.provider, model=llm.model, request=redact(turn.request(llm)), messages=messages
+        )
 
     @tfs_action(
         alias=ActionAlias(resource="llm_reply", resource_op_type="create"),
@@ -280,21 +387,37 @@ class LLMComponent(ConfigurableMixin):
     @tfs_action(
         alias=ActionAlias(resource="llm_reply", resource_op_type="create"),
         description="Playground: send edited messages once, to this LLM or another provider/model/parameters, and "
-        "return the exact request sent with the reply (no tools, nothing stored).",
+        "return the exact request sent with the reply (the robot's tools offered when asked or needed, never run; "
+        "nothing stored).",
     )
     async def aplay(
         self,
-        messages: Annotated[list[PlayMessage], Field(min_length=1, description="system/user/assistant, last: user")],
+        prepare: Prepare,
+        messages: Annotated[
+            list[PlayMessage],
+            Field(min_length=1, description="system/user/assistant/tool; last: user, or a tool result"),
+        ],
         provider: str | None = None,
         model: str | None = None,
         params: dict[str, Any] | None = None,
+        offer_tools: Annotated[
+            bool,
+            Field(
+                description="offer the robot's tools (never run), as the step did; always when a message is a tool "
+                "call or result, which providers refuse without the tools"
+            ),
+        ] = False,
     ) -> PlayReply:
-        user_input, history = _play_turn(messages)
+        turn = _play_turn(messages)
         llm = self._play_llm(provider, model, params)
         name = provider or self.provider
-        request = llm.construct_request_params(user_input, history, None)  # what agenerate builds and sends
+        tools = None
+        if offer_tools or turn.has_tools:  # the robot's tools, as its next turn offers them
+            tools = (await prepare(turn.user_input.text() or "?", None)).tools or None
+        kwargs: dict[str, Any] = {"intermediate_msgs": turn.intermediate}
+        request = llm.construct_request_params(turn.user_input, turn.history, tools, **kwargs)  # what agenerate sends
         try:
-            reply = await llm.agenerate(user_input, history, None)
+            reply = await llm.agenerate(turn.user_input, turn.history, tools, **kwargs)
         except LLMError as exc:
             error = redact_text(f"{type(exc).__name__}: {exc}")
             return PlayReply(provider=name, model=llm.model, request=redact(request), error=error)

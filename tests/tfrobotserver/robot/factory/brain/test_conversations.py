@@ -35,6 +35,7 @@ async def test_list_page_messages_with_traces_and_delete(api: httpx.AsyncClient)
     assert weather_turn["trace"][2]["tfl_scripts"][0].startswith('c = chart(cities=["Paris", "Tokyo"])')
     assert weather_turn["trace"][3]["console_reses"][0]["result"] == "chart ready for 2"
     assert messages["items"][1]["trace"] == []
+    assert "records" not in weather_turn["message"]["intermediate_trace"]  # the trace is sent once: as `trace`
     last = await act(
         api, "conversations", "aget_messages", {"conversation_id": first, "cursor": messages["nextCursor"]}
     )

@@ -58,6 +58,24 @@ async def test_a_stored_step_s_request_is_re_rendered_as_that_step_sent_it(api: 
     assert nul["errors"][0]["path"] == "conversation_id"  # a 422, not a database error
 
 
+async def test_the_request_of_a_failed_first_call_is_its_step_0(
+    api: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn whose first LLM call failed (no key here) stores that call as step 0, with its model; the request
+    view rebuilds what it was sent, and no step after it exists."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    await act(api, "llm", "aset_llm", {"provider": "openai", "model": "gpt-4o"})
+    failed = await api.post("/api/robots/demo/chat", json={"message": "weather in Paris?"})
+    conversation = failed.json()["conversationId"]
+    [turn] = (await act(api, "conversations", "aget_messages", {"conversation_id": conversation}))["items"]
+    assert [(r["model"], r["finish_reason"]) for r in turn["trace"]] == [("openai:gpt-4o", "call_failed")]
+    ask = {"conversation_id": conversation, "msg_id": turn["msgId"], "step": 0}
+    step = await act(api, "llm", "astep_request", ask)
+    assert (step["model"], step["request"]["messages"][-1]["content"]) == ("gpt-4o", "weather in Paris?")
+    late = await refused(api, "llm", "astep_request", {**ask, "step": 1})
+    assert "LLM steps 0 to 0" in late["errors"][0]["message"]
+
+
 async def test_the_playground_sends_edited_messages_to_two_models_and_stores_nothing(api: httpx.AsyncClient) -> None:
     messages = [
         {"role": "system", "content": "Be terse."},
@@ -85,6 +103,26 @@ async def test_the_playground_sends_edited_messages_to_two_models_and_stores_not
     assert last["errors"][0]["path"] == "messages"
     endpoint = await refused(api, "llm", "aplay", {"messages": messages, "params": {"base_url": "http://evil"}})
     assert "base_url" in endpoint["errors"][0]["message"]
+
+
+async def test_a_step_after_tool_results_plays_back_as_the_request_it_sent(api: httpx.AsyncClient) -> None:
+    """Regression: the playground's messages had no tool role, so the step that read tool results could not be
+    re-sent. The step's messages (its tool calls and results included) sent through the playground build the
+    step's request again, tools offered as the step offered them; the last message may be a tool result."""
+    first = await api.post("/api/robots/demo/chat", json={"message": "weather in Paris and Tokyo?"})
+    conversation = first.json()["conversationId"]
+    messages = (await act(api, "conversations", "aget_messages", {"conversation_id": conversation}))["items"]
+    turn = next(m["msgId"] for m in messages if m["role"] == "user")
+    step = await act(api, "llm", "astep_request", {"conversation_id": conversation, "msg_id": turn, "step": 1})
+    assert [m["role"] for m in step["messages"]] == ["system", "user", "assistant", "tool", "tool"]
+    assert [c["name"] for c in step["messages"][2]["toolCalls"]] == ["weather", "weather"]
+    assert step["messages"][3]["content"] == "Paris: 18C"
+    played = await act(api, "llm", "aplay", {"messages": step["messages"]})
+    assert played["request"] == step["request"]
+    assert played["message"]["content"] == "Drawing a chart."  # what the step answered (then a TFL script)
+    unnamed = [*step["messages"][:-1], {"role": "tool", "content": "?"}]
+    refused_result = await refused(api, "llm", "aplay", {"messages": unnamed})
+    assert refused_result["errors"][0]["path"] == "messages.4.tool_call_id"
 
 
 async def test_one_real_call_is_not_stored(api: httpx.AsyncClient) -> None:
