@@ -12,8 +12,9 @@ and is named for what it carries, never `…DTO`, `…Schema` or `…Model`: a r
   component (`robot/factory/prompt.py` -> `dtos/factory/prompt.py`, `robot/factory/config_mixin.py` ->
   `dtos/factory/config.py`; the seed's `dtos/factory/…`). `dtos` imports nothing else of the server (a
   `lint-imports` contract), so the protocol checks, the components and the app all build on it.
-* What the server's own front door takes and returns besides action calls (the HTTP routes under `/api/`:
-  robots, components, actions, chat, errors) lives in `tfrobotserver.app.bodies`.
+* What the server's own front doors take and return besides action calls lives with the front door: the
+  HTTP routes under `/api/` (robots, components, actions, chat, errors) in `tfrobotserver.app.bodies`, the
+  MCP `chat` tool's arguments and answer in `tfrobotserver.mcp.chat`.
 
 Models that do not cross the wire (settings, robot files) are plain pydantic models beside their code.
 """
