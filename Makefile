@@ -61,15 +61,19 @@ RUN_ARGS ?=
 run: $(RUN_STAMP) $(CONSOLE) ## Start TFRobotServer with the demo robot, server extra only (prints the URL; RUN_ARGS="--port 8100")
 	$(BIN)/tfrobot serve $(RUN_ARGS)
 
-lint: $(STAMP) ## ruff check + format check
+lint: $(STAMP) ## ruff check + format check + the layer contracts (lint-imports, [tool.importlinter])
 	$(BIN)/ruff check src tests $(wildcard bench)
 	$(BIN)/ruff format --check src tests $(wildcard bench)
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP) ## mypy --strict on src/
 	$(BIN)/mypy --strict src
 
-pytest: $(STAMP) $(CONSOLE) ## The test suite only (tests/e2e needs the console build and Chromium)
-	$(BIN)/pytest -q
+# Coverage of `make pytest` (docs/contracts.md); `make pytest COV=` runs without it (about half the CPU time).
+COV ?= --cov=tfrobot --cov=tfrobotserver --cov-branch
+
+pytest: $(STAMP) $(CONSOLE) ## The test suite with line and branch coverage and its floor ([tool.coverage]; e2e needs Chromium)
+	$(BIN)/pytest -q $(COV)
 
 test: lint typecheck webcheck web chromium pytest ## Everything CI runs (Python and console, e2e in Chromium)
 

@@ -1,6 +1,6 @@
 """TFRobotServer: serves robots' components through the TFSAction protocol over HTTP.
 
-The seeds' names are re-exported here; `tests/tfrobotserver/test_exports.py` pins `__all__`.
+The seeds' names are re-exported here; `tests/test_public_api.py` pins `__all__`.
 """
 
 from tfrobotserver.actions.alias import ActionAlias

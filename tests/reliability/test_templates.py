@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from tests.tfrobotserver.app.conftest import WRITE_SECRET, bearer, call
-from tfrobotserver.robot.factory.prompt import PromptComponent, RenderedPrompt
+from tfrobotserver.dtos.factory.prompt import RenderedPrompt
+from tfrobotserver.robot.factory.prompt import PromptComponent
 
 ESCAPES = [
     "{{ ''.__class__.__mro__[1].__subclasses__() }}",

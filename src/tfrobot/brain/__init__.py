@@ -6,10 +6,10 @@ this file, and must not pay for the database and the TFL parser.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+import typing as _typing
+from importlib import import_module as _import_module
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from tfrobot.brain.brain import Brain
     from tfrobot.brain.dc_brain import DCBrain, DCChains
 
@@ -17,7 +17,7 @@ __all__ = ["Brain", "DCBrain", "DCChains"]
 _HOMES = {"Brain": "tfrobot.brain.brain", "DCBrain": "tfrobot.brain.dc_brain", "DCChains": "tfrobot.brain.dc_brain"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     if name in _HOMES:
-        return getattr(import_module(_HOMES[name]), name)
+        return getattr(_import_module(_HOMES[name]), name)
     raise AttributeError(f"module 'tfrobot.brain' has no attribute {name!r}")

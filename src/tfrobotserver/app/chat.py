@@ -31,12 +31,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
-from pydantic import AfterValidator, Field, ValidationError
+from pydantic import ValidationError
 
 from tfrobot.brain.chain.events import ChainEvent, ConfirmationRequested, FinalMessage, TokenDelta
 from tfrobot.schema.message import AssistantTextMessage, UserMessage
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
+from tfrobotserver.app.bodies import ChatInfo, ChatReply, ChatRequest, ConfirmationAnswer
 from tfrobotserver.app.confirmations import CONFIRM_ID_PATTERN, TurnConfirmations, answer_confirmation
 from tfrobotserver.app.errors import ApiError, error_for, field_errors
 from tfrobotserver.app.invoke import find_robot
@@ -44,58 +45,11 @@ from tfrobotserver.app.readiness import chat_readiness
 from tfrobotserver.app.routes import RuntimeDep, get_principal
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.app.turns import RunningTurn
-from tfrobotserver.dtos.api import ChatReadiness
-from tfrobotserver.dtos.base import HttpModel
 from tfrobotserver.redaction import redact
 from tfrobotserver.robot.agent import build_brain, dry_run_request, new_input, tools_component
 from tfrobotserver.robot.base import Robot
-from tfrobotserver.robot.factory.brain.conversations import ConversationId, no_nul
 
 router = APIRouter(prefix="/api")
-
-
-class ChatTurn(HttpModel):
-    """One user turn, as the HTTP chat and the MCP `chat` tool both take it (one set of checks): text the stores
-    cannot keep (a NUL character) and a conversation id they cannot hold (over 255 characters) are refused
-    here, as a 422 naming the field."""
-
-    message: Annotated[str, Field(min_length=1, description="What the user says to the robot."), AfterValidator(no_nul)]
-    conversation_id: Annotated[
-        ConversationId | None,
-        Field(description="Continue this conversation (from an earlier answer); omit to start a new one."),
-    ] = None
-
-
-class ChatRequest(ChatTurn):
-    """One user turn over HTTP, or (`dryRun`) the provider request it would send."""
-
-    dry_run: bool = False
-
-
-class ChatReply(HttpModel):
-    """The turn's answer and trace (or, for a dry run, the provider request)."""
-
-    conversation_id: str
-    message: dict[str, Any] | None = None
-    trace: list[dict[str, Any]] = Field(default_factory=list)
-    request: dict[str, Any] | None = None
-
-
-class ConfirmationAnswer(HttpModel):
-    """The user's answer to a `confirm` event."""
-
-    approve: bool
-
-
-class ChatInfo(HttpModel):
-    """The robot can chat; its agent's components and tools."""
-
-    robot: str
-    llm: str
-    conversations: str
-    prompt: str | None
-    tools: list[str]
-    chat: ChatReadiness | None
 
 
 def _chatting_robot(runtime: Runtime, robot: str) -> Robot:

@@ -32,8 +32,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from tfrobot.brain.chain.llms import LLMError, describe
 from tfrobot.brain.memory import ConversationNotFound, database_unavailable
 from tfrobot.schema.message import TurnFailure
+from tfrobotserver.app.bodies import ErrorBody, FieldError
 from tfrobotserver.app.security_headers import API_HEADERS
-from tfrobotserver.dtos.api import ErrorBody, FieldError
 from tfrobotserver.redaction import install_log_redaction
 
 logger = logging.getLogger("tfrobotserver")

@@ -25,10 +25,10 @@ from tfrobotserver.actions.injected import (
 )
 from tfrobotserver.actions.registry import BoundAction
 from tfrobotserver.app.auth import Authenticator
+from tfrobotserver.app.bodies import FieldError
 from tfrobotserver.app.errors import ApiError, error_for, field_errors, internal_error
 from tfrobotserver.app.runtime import Runtime
 from tfrobotserver.app.storable_json import unstorable_body
-from tfrobotserver.dtos.api import FieldError
 from tfrobotserver.redaction import redact, redact_text
 from tfrobotserver.robot.agent import prepared_step, prepared_turn
 from tfrobotserver.robot.base import Robot

@@ -13,7 +13,7 @@ from __future__ import annotations
 from tfrobot.brain.chain.llms import describe
 from tfrobot.drive import Drive
 from tfrobot.drive.tfl_registry import DriveToolRegistry
-from tfrobotserver.dtos.api import ChatReadiness
+from tfrobotserver.app.bodies import ChatReadiness
 from tfrobotserver.robot.agent import llm_component, tools_component
 from tfrobotserver.robot.base import Robot
 

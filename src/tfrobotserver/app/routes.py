@@ -10,10 +10,10 @@ from fastapi.responses import Response
 
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
+from tfrobotserver.app.bodies import ActionAliasInfo, ActionInfo, ComponentInfo, ErrorBody, RobotInfo
 from tfrobotserver.app.invoke import find_component, find_robot, invoke
 from tfrobotserver.app.readiness import chat_readiness
 from tfrobotserver.app.runtime import Runtime
-from tfrobotserver.dtos.api import ActionAliasInfo, ActionInfo, ComponentInfo, ErrorBody, RobotInfo
 from tfrobotserver.redaction import redact
 
 _ERRORS: dict[int | str, dict[str, Any]] = {

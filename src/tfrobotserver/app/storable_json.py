@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from tfrobotserver.dtos.api import FieldError
+from tfrobotserver.app.bodies import FieldError
 
 MAX_REPORTED = 20
 """Offending values listed in one answer; the first ones are enough to find the others."""

@@ -18,7 +18,8 @@ from pydantic import Field, ValidationError
 from tfrobot.schema.message.base import content_text
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.app.auth import Authenticator
-from tfrobotserver.app.chat import ChatTurn, run_turn
+from tfrobotserver.app.bodies import ChatTurn
+from tfrobotserver.app.chat import run_turn
 from tfrobotserver.app.errors import ApiError, field_errors
 from tfrobotserver.app.invoke import find_robot
 from tfrobotserver.app.runtime import Runtime

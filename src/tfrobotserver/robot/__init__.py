@@ -1,1 +1,3 @@
 """Robots and their components (`Robot`; the demo robot in `demo`)."""
+
+__all__: list[str] = []

@@ -1,1 +1,3 @@
 """Chains and the LLMs they call."""
+
+__all__: list[str] = []

@@ -26,27 +26,29 @@ from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, cast, get_args, get_origin
+from typing import Annotated, Any, Final, Literal, TypeAlias, cast, get_args, get_origin
 
-from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
+from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-if TYPE_CHECKING:
-    from tfrobot.schema.message.base import BaseMessage
+_MessageModel: TypeAlias = BaseModel
+"""What this module dispatches: `base.BaseMessage` and its subclasses, which import this module to register
+themselves. Only the pydantic model API is used here, so naming the pydantic base keeps the import one-way
+(base -> discriminator) rather than a circle back to `base` for the annotations."""
 
 DEFAULT_TAG: Final = "default"
 """Tag of the fallback branch: system/tool/console/function messages and unknown `msg_type`s."""
 
 _LATE_TAG: Final = "late"
 
-_MESSAGE_CLASSES: set[type[BaseMessage]] = set()
+_MESSAGE_CLASSES: set[type[_MessageModel]] = set()
 """Every message class, abstract ones included."""
-_UNION_REFS: dict[str, type[BaseMessage]] = {}
+_UNION_REFS: dict[str, type[_MessageModel]] = {}
 """Public ref -> class, for every union compiled so far."""
-_REGISTRY: dict[str, type[BaseMessage]] = {}
+_REGISTRY: dict[str, type[_MessageModel]] = {}
 """tag -> concrete message class."""
-_TAG_OF: dict[type[BaseMessage], str] = {}
+_TAG_OF: dict[type[_MessageModel], str] = {}
 """concrete message class -> tag (the reverse of `_REGISTRY`)."""
 
 _LEGACY_USER_TAGS: Final = {
@@ -57,7 +59,7 @@ _LEGACY_USER_TAGS: Final = {
 }
 
 
-def _literal(cls: type[BaseMessage], name: str) -> str | None:
+def _literal(cls: type[_MessageModel], name: str) -> str | None:
     field = cls.model_fields.get(name)
     if field is None or get_origin(field.annotation) is not Literal:
         return None
@@ -65,7 +67,7 @@ def _literal(cls: type[BaseMessage], name: str) -> str | None:
     return str(values[0]) if len(values) == 1 else None
 
 
-def register(cls: type[BaseMessage]) -> None:
+def register(cls: type[_MessageModel]) -> None:
     """Give `cls` its `role:msg_type` tag; abstract classes (no single-literal role and msg_type) get none.
 
     Two classes sharing a tag would make one of them come back as the other after a round trip, so that
@@ -88,7 +90,7 @@ def register(cls: type[BaseMessage]) -> None:
     adapter.cache_clear()
 
 
-def registered_classes() -> dict[str, type[BaseMessage]]:
+def registered_classes() -> dict[str, type[_MessageModel]]:
     """A snapshot of tag -> class for every concrete message class defined so far."""
     return dict(_REGISTRY)
 
@@ -133,12 +135,12 @@ as ``Annotated[cls, DISPATCH]`` makes pydantic generate the schema, so the union
 
 
 @cache
-def adapter(cls: type[BaseMessage]) -> TypeAdapter[Any]:
+def adapter(cls: type[_MessageModel]) -> TypeAdapter[Any]:
     """The cached TypeAdapter that validates a record of `cls` (or a descendant) as its own class."""
     return TypeAdapter(cast(Any, Annotated[cls, DISPATCH]))
 
 
-def _late_branch(cls: type[BaseMessage]) -> CoreSchema:
+def _late_branch(cls: type[_MessageModel]) -> CoreSchema:
     """Validate/serialize a class registered after this union was compiled, through the live registry."""
 
     def validate(value: Any, info: core_schema.ValidationInfo) -> Any:
@@ -184,7 +186,7 @@ def own_build(cls: type[Any]) -> Iterator[None]:
         _OWN_BUILD.reset(token)
 
 
-def _built(cls: type[BaseMessage]) -> CoreSchema:
+def _built(cls: type[_MessageModel]) -> CoreSchema:
     """`cls`'s own core schema, building it first if it was deferred."""
     schema = cls.__dict__.get("__pydantic_core_schema__")
     if not isinstance(schema, dict):
@@ -193,7 +195,7 @@ def _built(cls: type[BaseMessage]) -> CoreSchema:
     return cast(CoreSchema, schema)
 
 
-def has_descendants(cls: type[BaseMessage]) -> bool:
+def has_descendants(cls: type[_MessageModel]) -> bool:
     return any(sub is not cls and issubclass(sub, cls) for sub in _REGISTRY.values())
 
 
@@ -226,7 +228,7 @@ def _model_ref(schema: CoreSchema, cls: type[Any]) -> str:
     raise AssertionError(f"no model node for {cls.__qualname__} in its own core schema")
 
 
-def _dispatching_class(node: CoreSchema) -> type[BaseMessage] | None:
+def _dispatching_class(node: CoreSchema) -> type[_MessageModel] | None:
     """The message class whose public ref `node` defines, if that class dispatches to descendants."""
     owner = _UNION_REFS.get(str(node.get("ref")))
     if owner is None:
@@ -237,8 +239,8 @@ def _dispatching_class(node: CoreSchema) -> type[BaseMessage] | None:
 
 
 def _own_schema_copy(
-    cls: type[BaseMessage],
-) -> tuple[str, CoreSchema, list[CoreSchema], set[type[BaseMessage]]]:
+    cls: type[_MessageModel],
+) -> tuple[str, CoreSchema, list[CoreSchema], set[type[_MessageModel]]]:
     """`cls`'s own model schema under a private ref, plus the definitions it needs.
 
     The class's public ref is taken by its union, so that every other use of the class as a type in the
@@ -253,7 +255,7 @@ def _own_schema_copy(
     own_ref = f"{path}Fallback:{ident}"  # its JSON Schema def is then named e.g. "BaseMessageFallback"
     nodes = [built["schema"], *built["definitions"]] if built["type"] == "definitions" else [built]
     definitions: list[CoreSchema] = []
-    needed: set[type[BaseMessage]] = set()
+    needed: set[type[_MessageModel]] = set()
     for node in nodes:
         if node.get("type") == "definition-ref":
             continue
@@ -277,7 +279,7 @@ def _publish_union(schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSch
     return json_schema
 
 
-def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) -> CoreSchema:
+def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler) -> CoreSchema:
     """The core schema of `cls` used as a type: itself, or the tagged union of it and its descendants."""
     if cls in _OWN_BUILD.get() or not has_descendants(cls):
         # The class's own model schema is being built, or nothing can dispatch below it.
@@ -285,7 +287,7 @@ def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) 
     ref, fallback, definitions, needed = _own_schema_copy(cls)
     _UNION_REFS[ref] = cls
     choices: dict[str, CoreSchema] = {_LATE_TAG: _late_branch(cls)}
-    compiled: dict[type[BaseMessage], str] = {}
+    compiled: dict[type[_MessageModel], str] = {}
     for tag, sub in _REGISTRY.items():
         if sub is cls or not issubclass(sub, cls):
             continue
@@ -364,7 +366,7 @@ def _by_ref(schema: CoreSchema) -> CoreSchema:
 
 
 def _fast_union(
-    cls: type[BaseMessage], choices: dict[str, CoreSchema], compiled: dict[type[BaseMessage], str]
+    cls: type[_MessageModel], choices: dict[str, CoreSchema], compiled: dict[type[_MessageModel], str]
 ) -> CoreSchema:
     """The common case dispatched on plain keys (`role`, then `msg_type`), which pydantic-core reads in place.
 

@@ -24,7 +24,7 @@ import logging
 import time
 from typing import Any, ClassVar
 
-from pydantic import Field, PrivateAttr, ValidationError
+from pydantic import PrivateAttr, ValidationError
 from sqlalchemy import JSON, BigInteger, Column, Integer, String, Table, Text, delete, event, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -34,10 +34,10 @@ from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import Principal
-from tfrobotserver.dtos.base import HttpModel
+from tfrobotserver.dtos.factory.config import ConfigChange, ConfigProvenance, ConfigUpdate
 from tfrobotserver.dtos.pageable import PageableList, PageNumber, PageSize
 from tfrobotserver.redaction import redact
-from tfrobotserver.robot.factory.config_provenance import ConfigProvenance, provenance
+from tfrobotserver.robot.factory.config_provenance import provenance
 from tfrobotserver.storage import metadata
 
 logger = logging.getLogger("tfrobotserver")
@@ -87,25 +87,6 @@ class SessionDocumentStore:
         table = component_configs
         query = select(table.c.payload).where(table.c.kind == kind, table.c.key == key)
         return (await self.session.execute(query)).scalar_one_or_none()
-
-
-class ConfigChange(HttpModel):
-    """One recorded change of one configuration field."""
-
-    change_id: int
-    component: str
-    field: str
-    old_value: Any = None
-    new_value: Any = None
-    changed_by: str
-    changed_ts: int = Field(description="When (ms since the epoch, UTC).")
-
-
-class ConfigUpdate(HttpModel):
-    """What a config action did: the fields it changed and the configuration now in effect."""
-
-    changed: list[str]
-    config: dict[str, Any]
 
 
 class ConfigurableMixin(TFSComponent):

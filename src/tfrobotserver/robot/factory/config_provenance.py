@@ -12,33 +12,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import Field
-
-from tfrobotserver.dtos.base import HttpModel
+from tfrobotserver.dtos.factory.config import ConfigProvenance, FieldProvenance
 
 HIDDEN = "***"
 """What a secret field's value is shown as."""
-
-
-class FieldProvenance(HttpModel):
-    """One configuration field: the robot file's value, the value in effect, and whether they differ."""
-
-    field: str
-    file_value: Any = None
-    saved_value: Any = None
-    differs: bool
-
-
-class ConfigProvenance(HttpModel):
-    """Whether a saved configuration overrides the robot file, since when, by whom, and in which fields."""
-
-    component: str
-    saved: bool = Field(description="A configuration saved through the console is in effect (not the file's).")
-    saved_ts: int | None = Field(default=None, description="When it was saved (ms since the epoch, UTC).")
-    saved_by: str | None = Field(default=None, description="Who saved it last (the token's name).")
-    differs: bool = Field(description="The configuration in effect differs from the robot file.")
-    fields: list[FieldProvenance] = Field(default_factory=list)
-    summary: str = Field(description="One sentence for the console: saved on …, differs from the file in …")
 
 
 def provenance(

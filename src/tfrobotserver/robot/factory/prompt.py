@@ -27,8 +27,9 @@ from tfrobotserver.actions.alias import ActionAlias
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import Principal
-from tfrobotserver.dtos.base import HttpModel
-from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
+from tfrobotserver.dtos.factory.config import ConfigUpdate
+from tfrobotserver.dtos.factory.prompt import PromptVariables, RenderedPrompt
+from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.robot.factory.sandbox import BoundedSandbox
 from tfrobotserver.robot.factory.worker import off_loop
 
@@ -39,24 +40,6 @@ _SHOWN_ERROR = 500
 
 _ENV = BoundedSandbox(undefined=jinja2.StrictUndefined, autoescape=False, loader=jinja2.DictLoader({}))
 """No loader templates can reach: `{% include %}`, `{% import %}` and `{% extends %}` find nothing."""
-
-
-class RenderedPrompt(HttpModel):
-    """The rendered text, or the template error (`ok` false) with its line; and the template's variables."""
-
-    ok: bool
-    text: str | None = None
-    error: str | None = None
-    line: int | None = None
-    variables: list[str]
-
-
-class PromptVariables(HttpModel):
-    """The variables a template uses, and the sample values it renders with by default."""
-
-    template: str
-    variables: list[str]
-    defaults: dict[str, Any]
 
 
 @lru_cache(maxsize=64)

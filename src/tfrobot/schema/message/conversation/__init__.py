@@ -1,1 +1,3 @@
 """Concrete user/assistant message classes and the per-turn intermediate trace."""
+
+__all__: list[str] = []

@@ -1,1 +1,3 @@
 """DTOs of brain components."""
+
+__all__: list[str] = []

@@ -1,1 +1,3 @@
 """Brain components."""
+
+__all__: list[str] = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, PrivateAttr, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -39,11 +39,12 @@ from tfrobotserver.actions.component import TFSComponent
 from tfrobotserver.actions.decorator import tfs_action
 from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import STEP_PREPARER, TURN_PREPARER, Injected, Principal
-from tfrobotserver.dtos.base import HttpModel
+from tfrobotserver.dtos.factory.brain.llm import LLMReply, LLMRequest, PlayMessage, PlayReply, PlayToolCall, StepRequest
+from tfrobotserver.dtos.factory.config import ConfigUpdate
 from tfrobotserver.redaction import redact, redact_text
 from tfrobotserver.robot.factory.brain.conversations import no_nul
 from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
-from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
+from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.robot.problems import validation_problems
 from tfrobotserver.robot.tools import import_object
 from tfrobotserver.robot.turn import PreparedTurn, StepPreparer, TurnPreparer
@@ -68,56 +69,6 @@ Provider = Annotated[
     str | None,
     Field(description="a registered provider (its LLM is built to check)", json_schema_extra=_known_providers),
 ]
-
-
-class LLMRequest(HttpModel):
-    """The request a turn's first thinking step would send, exactly as the provider SDK gets it."""
-
-    provider: str
-    model: str
-    request: dict[str, Any]
-
-
-class PlayToolCall(HttpModel):
-    """A tool call an assistant message of the playground made (its result is a later `tool` message)."""
-
-    id: str = Field(min_length=1, description="the call id its tool result names")
-    name: str = Field(min_length=1)
-    arguments: str = Field(default="{}", description="JSON object text of the arguments")
-
-
-class PlayMessage(HttpModel):
-    """One message of a playground conversation, as the user edited it: text, an assistant's tool calls, or
-    a tool result (`tool_call_id` names the call it answers)."""
-
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str
-    tool_calls: list[PlayToolCall] = Field(default_factory=list, description="assistant: the calls it made")
-    tool_call_id: str | None = Field(default=None, description="tool: the call this is the result of")
-    name: str | None = Field(default=None, description="tool: the tool that ran")
-    is_error: bool = Field(default=False, description="tool: the result is the tool's error")
-    reasoning: str | None = Field(default=None, description="assistant: its reasoning text, replayed as it came")
-    model: str | None = Field(
-        default=None, description="assistant: 'provider:model' that wrote it (reasoning goes back only to that one)"
-    )
-
-
-class StepRequest(HttpModel):
-    """The request one LLM step of a stored turn sent, re-rendered from the stored history and trace."""
-
-    provider: str
-    model: str
-    rendered: str = Field(
-        default="re-rendered",
-        description="How this request was obtained: rebuilt now by `construct_request_params` from what is "
-        "stored, with the robot's current LLM, system prompt and tools (not a copy of the bytes sent then).",
-    )
-    request: dict[str, Any]
-    messages: list[PlayMessage] = Field(
-        default_factory=list,
-        description="The step's messages as the playground edits them (what `aplay` rebuilds the same request "
-        "from): text, tool calls and tool results; media and TFL console output are not among them.",
-    )
 
 
 def _play_messages(llm: ChatLLM, turn: PreparedTurn) -> list[PlayMessage]:
@@ -149,17 +100,6 @@ def _play_messages(llm: ChatLLM, turn: PreparedTurn) -> list[PlayMessage]:
         elif isinstance(msg, LLMUserMessage) and msg.attachment_of is None:
             out.append(PlayMessage(role="user", content=content_text(msg.content)))
     return out
-
-
-class PlayReply(HttpModel):
-    """A playground send: the exact request it sent (the same call builds both) and the reply, or the error.
-    Nothing is stored."""
-
-    provider: str
-    model: str
-    request: dict[str, Any]
-    message: dict[str, Any] | None = None
-    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -215,16 +155,6 @@ def _play_turn(messages: list[PlayMessage]) -> _PlayTurn:
     user_input = converted[start]
     assert isinstance(user_input, TextMessage)  # the role was "user"
     return _PlayTurn(converted[:start], user_input, converted[start + 1 :])
-
-
-class LLMReply(HttpModel):
-    """One real call's reply (not stored in the conversation), or why the provider refused or failed."""
-
-    provider: str
-    model: str
-    message: dict[str, Any] | None = None
-    error: str | None = None
-    """The provider error (`LLMError` subclass name and message) when the call failed: a debugging result."""
 
 
 def _build(provider: str, model: str | None, params: dict[str, Any], params_from: dict[str, str]) -> ChatLLM:

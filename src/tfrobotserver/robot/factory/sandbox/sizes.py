@@ -39,16 +39,31 @@ def _scalar_size(value: Any) -> int:
     return len(repr(value))
 
 
+def _unescaped_singles(chunk: str | bytes) -> int:
+    """How many ' the `repr` of `chunk` alone leaves unescaped: all of them when it holds no " (it is then
+    quoted with "), none otherwise."""
+    if isinstance(chunk, str):
+        return chunk.count("'") if '"' not in chunk else 0
+    return chunk.count(b"'") if b'"' not in chunk else 0
+
+
 def _quoted_size(text: str | bytes, room: int) -> int:
-    """`len(repr(text))`, a chunk at a time; past `room` the count stops early."""
+    """`len(repr(text))`, a chunk at a time; past `room` the count stops early.
+
+    `repr` quotes with ' and escapes every ' when the text holds both quotes; a chunk holding only ' is
+    quoted with " on its own, so each of its ' is counted once more (the whole text's escape)."""
     if len(text) > room:
         return room + 1
     if len(text) <= _CHUNK:
         return len(repr(text))
+    both = "'" in text and '"' in text if isinstance(text, str) else b"'" in text and b'"' in text
     quotes = 3 if isinstance(text, bytes) else 2
     size = quotes
     for start in range(0, len(text), _CHUNK):
-        size += len(repr(text[start : start + _CHUNK])) - quotes
+        chunk = text[start : start + _CHUNK]
+        size += len(repr(chunk)) - quotes
+        if both:
+            size += _unescaped_singles(chunk)
         if size > room:
             return room + 1
     return size
@@ -80,7 +95,8 @@ def text_size(value: Any, limit: int) -> int:
                 stack.append((key, depth + 1))
                 stack.append((sub, depth + 1))
         elif isinstance(item, list | tuple | set | frozenset) or kind in _VIEWS:
-            total += 2 + 2 * len(item) + (len(kind.__name__) + 2 if kind in _VIEWS else 0)
+            named = kind in _VIEWS or isinstance(item, frozenset) or (isinstance(item, set) and not item)
+            total += 2 + 2 * len(item) + (len(kind.__name__) + 2 if named else 0)  # dict_keys([…]), set()
             stack.extend((sub, depth + 1) for sub in item)
         elif isinstance(item, Undefined):
             continue  # StrictUndefined refuses to become text, with its own error
@@ -146,8 +162,9 @@ _PRINTF = re.compile(
 )
 
 
-def _number_size(value: Any, precision: int | None, kind: str) -> int:
-    """Characters of a number formatted as `kind` with `precision` digits (an upper bound)."""
+def _number_size(value: Any, precision: int | None, kind: str, grouped: bool = False) -> int:
+    """Characters of a number formatted as `kind` with `precision` digits, a separator every three digits of
+    the whole part when `grouped` (an upper bound)."""
     digits = precision if precision is not None else 6
     if isinstance(value, int) and not isinstance(value, bool):
         whole = _digits(value) * (4 if kind in "oxXb" else 1)
@@ -155,6 +172,8 @@ def _number_size(value: Any, precision: int | None, kind: str) -> int:
         whole = max(int(math.log10(abs(value) or 1)), 0) + 2
     else:
         whole = 24
+    if grouped:
+        whole += whole // 3
     return whole + digits + 8
 
 
@@ -187,7 +206,8 @@ def printf_size(template: str, arguments: Any, limit: int) -> int:
 
 
 _SPEC = re.compile(
-    r"(?:.?[<>=^])?[+\- ]?z?#?0?(?P<width>\d*)[_,]?(?:\.(?P<precision>\d+))?(?P<type>[bcdeEfFgGnosxX%]?)$", re.DOTALL
+    r"(?:.?[<>=^])?[+\- ]?z?#?0?(?P<width>\d*)(?P<group>[_,])?(?:\.(?P<precision>\d+))?(?P<type>[bcdeEfFgGnosxX%]?)$",
+    re.DOTALL,
 )
 
 
@@ -202,7 +222,7 @@ def format_size(value: Any, spec: str, limit: int) -> int:
         body = text_size(value, limit)
         body = min(body, precision) if precision is not None and isinstance(value, str) else body
     else:
-        body = _number_size(value, precision, match["type"] or "g")
+        body = _number_size(value, precision, match["type"] or "g", grouped=match["group"] is not None)
     return max(width, body)
 
 

@@ -1,1 +1,3 @@
 """Revisions, oldest first; Alembic reads them by path."""
+
+__all__: list[str] = []

@@ -25,6 +25,7 @@ from tfrobotserver.actions.errors import ActionInputError
 from tfrobotserver.actions.injected import Principal
 from tfrobotserver.dtos.factory.brain.memory.ai_memory import AIMemoryDoc
 from tfrobotserver.dtos.factory.brain.memory.doc_types import DocType, DocTypeCatalog
+from tfrobotserver.dtos.factory.config import ConfigUpdate
 from tfrobotserver.dtos.factory.user import CurrentUser
 from tfrobotserver.robot.factory.brain.memory.dpe_manage_mixin import DpeManageMixin, memory_docs
 from tfrobotserver.robot.factory.brain.memory.ingest import (
@@ -34,7 +35,7 @@ from tfrobotserver.robot.factory.brain.memory.ingest import (
     file_type_of,
     ingest,
 )
-from tfrobotserver.robot.factory.config_mixin import ConfigUpdate, ConfigurableMixin
+from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
 from tfrobotserver.robot.factory.worker import off_process
 
 

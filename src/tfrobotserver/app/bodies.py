@@ -1,13 +1,18 @@
-"""DTOs of the HTTP API itself (what /api/robots/... returns), camelCase like every DTO."""
+"""The HTTP API's own request and response bodies: what the routes under `/api/` take and return.
+
+The wire shapes of the TFSAction protocol and of the components (what an action takes or returns) are not
+here but in `tfrobotserver.dtos`; `tfrobotserver/dtos/__init__.py` states the rule.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from tfrobotserver.actions.alias import Category, ResourceOpType
 from tfrobotserver.dtos.base import HttpModel
+from tfrobotserver.robot.factory.brain.conversations import ConversationId, no_nul
 
 
 class ChatReadiness(HttpModel):
@@ -89,3 +94,47 @@ class ErrorBody(HttpModel):
     )
     upstream_status: int | None = Field(default=None, description="The provider's HTTP status, when it answered.")
     conversation_id: str | None = Field(default=None, description="The conversation the failed turn is stored in.")
+
+
+class ChatTurn(HttpModel):
+    """One user turn, as the HTTP chat and the MCP `chat` tool both take it (one set of checks): text the stores
+    cannot keep (a NUL character) and a conversation id they cannot hold (over 255 characters) are refused
+    here, as a 422 naming the field."""
+
+    message: Annotated[str, Field(min_length=1, description="What the user says to the robot."), AfterValidator(no_nul)]
+    conversation_id: Annotated[
+        ConversationId | None,
+        Field(description="Continue this conversation (from an earlier answer); omit to start a new one."),
+    ] = None
+
+
+class ChatRequest(ChatTurn):
+    """One user turn over HTTP, or (`dryRun`) the provider request it would send."""
+
+    dry_run: bool = False
+
+
+class ChatReply(HttpModel):
+    """The turn's answer and trace (or, for a dry run, the provider request)."""
+
+    conversation_id: str
+    message: dict[str, Any] | None = None
+    trace: list[dict[str, Any]] = Field(default_factory=list)
+    request: dict[str, Any] | None = None
+
+
+class ConfirmationAnswer(HttpModel):
+    """The user's answer to a `confirm` event."""
+
+    approve: bool
+
+
+class ChatInfo(HttpModel):
+    """The robot can chat; its agent's components and tools."""
+
+    robot: str
+    llm: str
+    conversations: str
+    prompt: str | None
+    tools: list[str]
+    chat: ChatReadiness | None
