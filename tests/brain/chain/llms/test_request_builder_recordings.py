@@ -10,6 +10,7 @@ the builder must be the fresh `construct_request_params` of the same arguments, 
 from __future__ import annotations
 
 import copy
+import time
 import warnings
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -30,7 +31,6 @@ from tfrobot.schema.message import (
     ToolCall,
     ToolReturn,
 )
-from tfrobot.schema.message.llms.llm_response import ServerToolBlock
 
 PROVIDERS = sorted(providers())
 REPLIES = [name for name in recording_names() if name in IMPLIED]
@@ -147,7 +147,9 @@ def test_a_loop_of_recorded_replies_is_the_fresh_request_at_every_step(name: str
     """History and steps made of the recording's real replies (its own provider, then every provider, as a
     conversation switched to another model): every step is the fresh request."""
     llm = _own_llm(name) if provider == "own" else create_llm(provider)
-    builder = llm.request_builder(TextMessage(content="Now again, please.", create_ts=4_000, msg_id="q"), _history(name))
+    builder = llm.request_builder(
+        TextMessage(content="Now again, please.", create_ts=4_000, msg_id="q"), _history(name)
+    )
     replies = _replies(name)
     steps = [_as_step(replies[i % len(replies)], f"s{i}", pdf=i == 1) for i in range(4)]
     _loop(builder, steps)
@@ -181,3 +183,172 @@ def test_recorded_replies_cover_what_the_review_asked_for() -> None:
     assert {"container", "server_tool_use", "web_search_tool_result", "compaction", "mcp_tool_use", "text"} <= kinds
     assert {"reasoning:anthropic", "reasoning:gemini", "reasoning:openai-responses"} <= kinds
     assert any(len(r.tool_calls or ()) > 1 for r in every), "a reply with parallel calls"
+
+
+# ------------------------------------------------------------------------------------- containers
+CONTAINERS = [
+    name for name in REPLIES if any(b.type == "container" for r in _replies(name) for b in r.server_tool_blocks)
+]
+"""The Anthropic recordings whose replies ran in a code-execution container."""
+
+
+def _with_container(
+    reply: AssistantTextMessage, container: str, expires_at: datetime, *, call: bool = False
+) -> AssistantTextMessage:
+    """`reply` with its recorded container renamed and expiring at `expires_at` (the recorded ones expired
+    long ago, which would leave the container out of every request and the path untested); with `call`, a
+    call of ours after its code execution (the recorded replies make none: then the steps are converted
+    whole, each time, and not one by one)."""
+    live = reply.model_copy(deep=True)
+    if call:
+        live.tool_calls = [ToolCall(id="toolu_weather", name="weather", arguments='{"city": "Paris"}')]
+    for block in live.server_tool_blocks:
+        if block.type == "container":
+            block.block["id"], block.block["expires_at"] = container, expires_at.isoformat()
+    return live
+
+
+@pytest.mark.parametrize("name", CONTAINERS)
+def test_live_recorded_containers_of_the_history_and_of_the_steps_are_the_fresh_ones(name: str) -> None:
+    """The history's reply ran in one container, the steps' replies in others, all alive: each request names
+    the latest (the fresh one's), and the path is taken (the parameter is there)."""
+    later = datetime.now(UTC) + timedelta(hours=1)
+    reply = _replies(name)[0]
+    history = [TextMessage(content="Run it.", msg_id="h-q"), _with_container(reply, "cont_h", later)]
+    history[1].msg_id, history[1].tool_calls = "h-a", []
+    builder = _own_llm(name).request_builder(TextMessage(content="Again.", msg_id="q"), history)
+    steps = [_as_step(_with_container(reply, f"cont_{i}", later, call=i != 1), f"s{i}") for i in range(3)]
+    built = _loop(builder, steps)
+    assert [r.get("container") for r in built] == ["cont_h", "cont_0", "cont_1", "cont_2"]
+    assert builder.fresh == 0
+
+
+@pytest.mark.xfail(strict=True, reason="R18: a container that expires mid-turn is still named by the reused request")
+@pytest.mark.parametrize("where", ["history", "step"])
+def test_a_recorded_container_that_expires_mid_turn_is_dropped_as_a_fresh_build_drops_it(where: str) -> None:
+    """The container of the history's reply (or of the first step's) expires between two steps: a fresh build
+    leaves it out (the API refuses an expired container: a 400 for the rest of the turn); the builder, which
+    converted it while it lived, still names it. Documented in `request_builder.py` ("Time does not enter")."""
+    name = "anthropic/container_reuse"
+    reply = _replies(name)[0]
+    soon = datetime.now(UTC) + timedelta(seconds=1)
+    later = datetime.now(UTC) + timedelta(hours=1)
+    answer = _with_container(reply, "cont_h", soon if where == "history" else later)
+    answer.msg_id, answer.tool_calls = "h-a", []
+    builder = _own_llm(name).request_builder(
+        TextMessage(content="Again.", msg_id="q"), [TextMessage(content="Run it.", msg_id="h-q"), answer]
+    )
+    first = _as_step(_with_container(reply, "cont_0", soon, call=True), "s0")
+    if where == "history":  # (the step's own container long expired: the history's is the one named)
+        first = _as_step(_with_container(reply, "cont_0", soon - timedelta(days=1), call=True), "s0")
+    assert builder.build([], TOOLS) == _fresh(builder, [], TOOLS)
+    assert builder.build(first, TOOLS) == _fresh(builder, first, TOOLS)
+    while datetime.now(UTC) <= soon:  # the container expires (no assertion on time: a wait for it)
+        time.sleep(0.05)
+    second = [*first, *_as_step(_with_container(reply, "cont_1", soon - timedelta(days=1), call=True), "s1")]
+    assert builder.build(second, TOOLS) == _fresh(builder, second, TOOLS)
+
+
+# ------------------------------------------------------------------------------- a changing history
+@pytest.mark.xfail(strict=True, reason="R18: a history message edited in place mid-turn is sent as it was")
+def test_a_history_message_edited_mid_turn_is_sent_as_edited() -> None:
+    """A tool that edits the conversation (memory rewriting a stored answer, a redaction) changes a history
+    message in place between two steps: a fresh build sends the edit, the builder the converted original. The
+    chain passes the memory's message objects (`prompt_history` copies the list, not the messages)."""
+    name = "anthropic/web_search"
+    history = _history(name)
+    llm = _own_llm(name)
+    question = TextMessage(content="Now again.", create_ts=4_000, msg_id="q")
+    builder = llm.request_builder(question, history)
+    step = _as_step(_replies("anthropic/tool_use")[0], "s0")
+    assert builder.build([], TOOLS) == llm.construct_request_params(question, history, TOOLS, intermediate_msgs=[])
+    history[2].content = "[redacted]"
+    assert builder.build(step, TOOLS) == llm.construct_request_params(question, history, TOOLS, intermediate_msgs=step)
+
+
+@pytest.mark.xfail(strict=True, reason="R18: a message added to the history list mid-turn is not sent")
+def test_a_message_added_to_the_history_list_mid_turn_is_sent() -> None:
+    """The caller's history list gains a message between two steps (memory written mid-turn by a concurrent
+    turn of the conversation): `build` is documented as `construct_request_params(current_input, conversation,
+    ...)` of that list, which now holds it; the builder copied the list. (`Chain` is immune: it passes a list
+    of its own.)"""
+    name = "gemini/thought_signature"
+    history = _history(name)
+    llm = _own_llm(name)
+    question = TextMessage(content="Now again.", create_ts=4_000, msg_id="q")
+    builder = llm.request_builder(question, history)
+    step = _as_step(_replies(name)[0], "s0")
+    assert builder.build([], TOOLS) == llm.construct_request_params(question, history, TOOLS, intermediate_msgs=[])
+    history.append(TextMessage(content="A note memory wrote.", create_ts=3_500, msg_id="note"))
+    assert builder.build(step, TOOLS) == llm.construct_request_params(question, history, TOOLS, intermediate_msgs=step)
+
+
+# ------------------------------------------------------------------------------ ids and settings
+CALLING = [name for name in REPLIES if any(r.tool_calls for r in _replies(name))]
+
+
+@pytest.mark.parametrize("failed", [False, True], ids=["well-formed", "repaired"])
+@pytest.mark.parametrize("name", CALLING)
+def test_a_step_calling_under_the_recorded_ids_the_history_used_is_the_fresh_request(name: str, failed: bool) -> None:
+    """Endpoints that number calls per reply, or a reply read twice (Gemini's ids are derived from the response
+    id), call under ids the history used: the step is the fresh request, with the history well formed or
+    repaired (the refused call's record), which renames the step's ids."""
+    reply = _replies(name)[0]
+    history = _history(name, failed=failed)
+    first = reply.model_copy(deep=True, update={"msg_id": "s0-reply"})
+    step = [first, BaseMessage(role="tool", tool_reses=[
+        ToolReturn(call_id=c.id, name=c.name, result="again") for c in first.tool_calls or ()
+    ], msg_id="s0-tools")]  # fmt: skip
+    history.insert(-1, _stored_turn((reply,), "h0", 900, failed=False)[0])
+    for provider in [name.split("/", 1)[0], *PROVIDERS]:
+        llm = _own_llm(name) if provider == name.split("/", 1)[0] else create_llm(provider)
+        _loop(
+            llm.request_builder(TextMessage(content="Again.", create_ts=4_000, msg_id="q"), history),
+            [step, _as_step(reply, "s1")],
+        )
+
+
+@pytest.mark.parametrize(
+    ("name", "settings", "options"),
+    [
+        (
+            "zhipu/preserved_thinking",
+            {"model": "glm-4.7", "extra_params": {"thinking": {"type": "enabled", "clear_thinking": False}}},
+            {},
+        ),
+        ("zhipu/thinking", {"model": "glm-4.6"}, {"thinking": {"type": "enabled", "clear_thinking": False}}),
+        ("deepseek/tool_loop", {"model": "deepseek-reasoner", "reasoning_replay": "always"}, {}),
+        ("deepseek/tool_loop", {"model": "deepseek-chat"}, {}),
+        ("anthropic/container_reuse", {"model": "claude-sonnet-4-5"}, {"container": "cont_settings"}),
+        (
+            "anthropic/tool_use",
+            {"model": "claude-sonnet-4-0", "prompt_cache": {"ttl": "1h"}},
+            {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+        ),
+        ("gemini/foreign_tool_calls", {"model": "gemini-3-pro-preview"}, {"config": {"temperature": 0}}),
+        ("openai-responses/reasoning_tool_loop", {"model": "o3"}, {"reasoning": {"effort": "low"}}),
+    ],
+)
+def test_recorded_loops_under_the_settings_that_change_the_request(
+    name: str, settings: dict[str, Any], options: dict[str, Any]
+) -> None:
+    """Settings and call options that change how the messages are converted (preserved thinking, reasoning
+    replay modes, a container the caller names, cache TTL, Gemini 3's dummy signatures, a reasoning model's
+    encrypted items): every step is the fresh request; steps whose console output comes after their request."""
+    provider = name.split("/", 1)[0]
+    llm = create_llm("openai" if provider == "deepseek" else provider, **settings)
+    builder = llm.request_builder(
+        TextMessage(content="Again.", create_ts=4_000, msg_id="q"), _history(name, failed=True), **options
+    )
+    replies = _replies(name)
+    steps: list[list[BaseMessage]] = []
+    for i in range(4):
+        step = _as_step(replies[i % len(replies)], f"s{i}")
+        steps.append(step)
+        reply = step[0]
+        if reply.tool_calls:  # calls and a script: results, then (after a request) the console output
+            reply.tfl_scripts = ["print(2)"]
+            console = [ConsoleResult(result="2", script="print(2)", attachments=[image("a plot")])]
+            steps.append([BaseMessage(role="console", console_reses=console, msg_id=f"s{i}-console")])
+    _loop(builder, steps)
+    assert builder.fresh == 0
