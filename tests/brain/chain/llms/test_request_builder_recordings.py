@@ -14,11 +14,12 @@ import time
 import warnings
 from datetime import UTC, datetime, timedelta
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.brain.chain.llms.conftest import PDF, TOOLS, Recorder, image, recording, recording_names, replay_llm
+from tests.brain.chain.llms.conftest import PDF, PNG, TOOLS, Recorder, image, recording, recording_names, replay_llm
 from tests.brain.chain.llms.test_recordings import IMPLIED
 from tfrobot.brain.chain.base import FAILED_CALL
 from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, RequestBuilder, ToolDefinition, create_llm, providers
@@ -27,6 +28,7 @@ from tfrobot.schema.message import (
     BaseMessage,
     ConsoleResult,
     FileUserMsgPart,
+    ImageUserMsgPart,
     TextMessage,
     ToolCall,
     ToolReturn,
@@ -393,3 +395,28 @@ def test_a_loop_sent_through_the_sdk_is_the_fresh_request_at_every_step(name: st
             chain += _as_step(reply, f"s{i}")
     assert all(request == at_build for request, at_build in built), "a send changed a request"
     assert builder.fresh == 0
+
+
+@pytest.mark.xfail(strict=True, reason="R18: a media file a tool rewrites mid-turn is re-read by a fresh build only")
+@pytest.mark.parametrize("name", ["anthropic/tool_use", "gemini/thought_signature", "openai-responses/tool_loop"])
+def test_a_tool_that_rewrites_its_chart_file_each_step_is_sent_as_a_fresh_build_sends_it(
+    name: str, tmp_path: Path
+) -> None:
+    """A plotting tool writes its chart to the same file each call and returns it by path (media under the
+    LLM's `media_roots` are read at conversion): a fresh build reads the file again for every earlier step (all
+    show the latest chart), the builder sends each earlier step's chart as it was read then."""
+    chart = tmp_path / "chart.png"
+    provider = name.split("/", 1)[0]
+    llm = create_llm(provider, model=IMPLIED[name].model, media_roots=(tmp_path,))
+    builder = llm.request_builder(TextMessage(content="Plot it twice.", create_ts=4_000, msg_id="q"), _history(name))
+    reply = _replies(name)[0]
+    steps = []
+    for i in range(2):
+        step = _as_step(reply, f"s{i}")
+        step[1].tool_reses[0].attachments = [ImageUserMsgPart(path=chart, media_type="image/png", detail="chart")]
+        steps.append(step)
+    chart.write_bytes(PNG)
+    assert builder.build(steps[0], TOOLS) == _fresh(builder, steps[0], TOOLS)
+    chart.write_bytes(PNG + b"\x00")  # the second call's chart
+    both = [*steps[0], *steps[1]]
+    assert builder.build(both, TOOLS) == _fresh(builder, both, TOOLS)
