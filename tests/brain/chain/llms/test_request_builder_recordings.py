@@ -22,12 +22,22 @@ import pytest
 from tests.brain.chain.llms.conftest import PDF, PNG, TOOLS, Recorder, image, recording, recording_names, replay_llm
 from tests.brain.chain.llms.test_recordings import IMPLIED
 from tfrobot.brain.chain.base import FAILED_CALL
-from tfrobot.brain.chain.llms import ChatLLM, MessageAssembler, RequestBuilder, ToolDefinition, create_llm, providers
+from tfrobot.brain.chain.llms import (
+    ChatLLM,
+    MessageAssembler,
+    RequestBuilder,
+    ToolDefinition,
+    UnsupportedContentError,
+    create_llm,
+    providers,
+)
 from tfrobot.schema.message import (
     AssistantTextMessage,
     BaseMessage,
+    BaseUser,
     ConsoleResult,
     FileUserMsgPart,
+    ImageMessage,
     ImageUserMsgPart,
     TextMessage,
     ToolCall,
@@ -420,3 +430,52 @@ def test_a_tool_that_rewrites_its_chart_file_each_step_is_sent_as_a_fresh_build_
     chart.write_bytes(PNG + b"\x00")  # the second call's chart
     both = [*steps[0], *steps[1]]
     assert builder.build(both, TOOLS) == _fresh(builder, both, TOOLS)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R18: a history image file deleted mid-turn fails a fresh build, not the builder"
+)
+def test_a_history_image_file_removed_mid_turn_fails_as_a_fresh_build_fails(tmp_path: Path) -> None:
+    """The history holds an image by path (an upload kept in a temporary folder) and the file is cleaned up
+    during the turn: a fresh build of the next step fails (it reads the file again), the reused one sends the
+    bytes read at the first step."""
+    name = "anthropic/tool_use"
+    upload = tmp_path / "upload.png"
+    upload.write_bytes(PNG)
+    history = _history(name)
+    history.insert(
+        -1, ImageMessage(content=ImageUserMsgPart(path=upload, detail="an upload"), msg_id="up", create_ts=2_999)
+    )
+    llm = create_llm("anthropic", model=IMPLIED[name].model, media_roots=(tmp_path,))
+    builder = llm.request_builder(TextMessage(content="Look again.", create_ts=4_000, msg_id="q"), history)
+    assert builder.build([], TOOLS) == _fresh(builder, [], TOOLS)
+    upload.unlink()
+    step = _as_step(_replies(name)[0], "s0")
+    with pytest.raises(UnsupportedContentError):
+        _fresh(builder, step, TOOLS)
+    with pytest.raises(UnsupportedContentError):
+        builder.build(step, TOOLS)
+
+
+@pytest.mark.parametrize("variant", ["same-text", "images", "named"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize(
+    "name",
+    ["anthropic/tool_use", "gemini/thought_signature", "openai-responses/reasoning_tool_loop", "deepseek/tool_loop"],
+)
+def test_consecutive_user_turns_that_merge_are_the_fresh_request(name: str, provider: str, variant: str) -> None:
+    """The current input repeats the unanswered user message before it (sent twice: the same text, the same
+    image, the same named sender), which the request merges: every step is still the fresh request."""
+    history = _history(name)
+    if variant == "same-text":
+        question = TextMessage(content="Are you there?", create_ts=4_000, msg_id="q")
+    elif variant == "images":
+        history.append(ImageMessage(content=image("a cat"), msg_id="img", create_ts=3_500))
+        question = ImageMessage(content=image("a cat"), msg_id="q", create_ts=4_000)
+    else:
+        ann = BaseUser(uid="u", name="Ann B")
+        history[-1] = TextMessage(content="Are you there?", creator=ann, create_ts=3_000, msg_id="h3-q")
+        question = TextMessage(content="Are you there?", creator=ann, create_ts=4_000, msg_id="q")
+    replies = _replies(name)
+    builder = create_llm(provider).request_builder(question, history)
+    _loop(builder, [_as_step(replies[i % len(replies)], f"s{i}") for i in range(3)])
