@@ -479,3 +479,34 @@ def test_consecutive_user_turns_that_merge_are_the_fresh_request(name: str, prov
     replies = _replies(name)
     builder = create_llm(provider).request_builder(question, history)
     _loop(builder, [_as_step(replies[i % len(replies)], f"s{i}") for i in range(3)])
+
+
+def _parallel(provider: str) -> AssistantTextMessage:
+    """One reply making the calls of every recorded reply of `provider` at once (parallel calls), with the
+    reasoning (signatures, encrypted items) and text of the first of them."""
+    calling = [r for name in CALLING if name.startswith(f"{provider}/") for r in _replies(name) if r.tool_calls]
+    calls = [c.model_copy(update={"id": f"{c.id}_{i}"}) for i, r in enumerate(calling) for c in r.tool_calls or ()]
+    return calling[0].model_copy(deep=True, update={"tool_calls": calls})
+
+
+@pytest.mark.parametrize("order", ["call order", "reversed", "one by one"])
+@pytest.mark.parametrize("provider", sorted({name.split("/", 1)[0] for name in CALLING}))
+def test_recorded_parallel_calls_answered_in_any_order_are_the_fresh_request(provider: str, order: str) -> None:
+    """The recorded calls of a provider made in one reply and answered in call order, in reverse (moved back
+    by the repair of the whole request), or one result message per call: every step is the fresh request."""
+    reply = _parallel(provider)
+    assert len(reply.tool_calls or ()) > 1
+    llm = _own_llm(next(name for name in CALLING if name.startswith(f"{provider}/")))
+    builder = llm.request_builder(
+        TextMessage(content="All at once.", create_ts=4_000, msg_id="q"), _history(CALLING[0])
+    )
+    steps: list[list[BaseMessage]] = []
+    for i in range(3):
+        step = _as_step(reply, f"s{i}")
+        returns = list(step[1].tool_reses or ())
+        if order == "reversed":
+            step[1].tool_reses = returns[::-1]
+        elif order == "one by one":
+            step[1:] = [BaseMessage(role="tool", tool_reses=[r], msg_id=f"s{i}-t{j}") for j, r in enumerate(returns)]
+        steps.append(step)
+    _loop(builder, steps)
