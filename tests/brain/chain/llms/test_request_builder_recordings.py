@@ -510,3 +510,19 @@ def test_recorded_parallel_calls_answered_in_any_order_are_the_fresh_request(pro
             step[1:] = [BaseMessage(role="tool", tool_reses=[r], msg_id=f"s{i}-t{j}") for j, r in enumerate(returns)]
         steps.append(step)
     _loop(builder, steps)
+
+
+@pytest.mark.xfail(strict=True, reason="R18: an earlier step's message edited in place is sent as it was converted")
+def test_an_earlier_steps_result_edited_in_place_by_a_tool_is_sent_as_edited() -> None:
+    """A tool that edits the conversation redacts the result of an earlier step in the chain's own message (the
+    same object, so the turn's list is the last one extended): a fresh build sends the redacted result, the
+    builder the result as it converted it a step before."""
+    name = "openai-responses/tool_loop"
+    builder = _own_llm(name).request_builder(TextMessage(content="Go.", create_ts=4_000, msg_id="q"), _history(name))
+    reply = _replies(name)[0]
+    first, second = _as_step(reply, "s0"), _as_step(reply, "s1")
+    assert builder.build(first, TOOLS) == _fresh(builder, first, TOOLS)
+    both = [*first, *second]
+    assert builder.build(both, TOOLS) == _fresh(builder, both, TOOLS)
+    first[1].tool_reses[0].result = "[redacted]"  # type: ignore[index, union-attr]
+    assert builder.build([*both], TOOLS) == _fresh(builder, both, TOOLS)
