@@ -423,7 +423,8 @@ def test_a_tool_that_rewrites_its_chart_file_each_step_is_sent_as_a_fresh_build_
     steps = []
     for i in range(2):
         step = _as_step(reply, f"s{i}")
-        step[1].tool_reses[0].attachments = [ImageUserMsgPart(path=chart, media_type="image/png", detail="chart")]
+        chart_part = ImageUserMsgPart(path=chart, media_type="image/png", detail="chart")
+        step[1].tool_reses[0].attachments = [chart_part]  # type: ignore[index, union-attr]
         steps.append(step)
     chart.write_bytes(PNG)
     assert builder.build(steps[0], TOOLS) == _fresh(builder, steps[0], TOOLS)
@@ -467,6 +468,7 @@ def test_consecutive_user_turns_that_merge_are_the_fresh_request(name: str, prov
     """The current input repeats the unanswered user message before it (sent twice: the same text, the same
     image, the same named sender), which the request merges: every step is still the fresh request."""
     history = _history(name)
+    question: BaseMessage
     if variant == "same-text":
         question = TextMessage(content="Are you there?", create_ts=4_000, msg_id="q")
     elif variant == "images":
