@@ -5,7 +5,10 @@ SDK and `parse_response`, as `test_recordings.py` does, and become the steps of 
 their histories: thinking with signatures, encrypted reasoning items, Gemini thought signatures, server-side
 blocks (web search, code execution, MCP, compaction), Anthropic containers, citations, parallel calls, tool
 results with images and PDFs, consecutive user turns, the record of a refused call. Every step's request from
-the builder must be the fresh `construct_request_params` of the same arguments, for every provider."""
+the builder must be the fresh `construct_request_params` of the same arguments, for every provider, also when
+the requests go through the SDKs. The `xfail(strict=True)` tests are where it is not: state that changes during
+the turn (a container's expiry, a history or step message edited in place, a media file rewritten or removed,
+a history list appended to) and zai-sdk, which edits the messages it is given."""
 
 from __future__ import annotations
 
