@@ -160,7 +160,9 @@ def test_aplay_refuses_a_cross_site_simple_request(served: tuple[str, Path]) -> 
     with _client(url) as client:
         plain = client.post(PLAY, content=body, headers={"Content-Type": "text/plain"})
         form = client.post(PLAY, content=f"x={body}", headers={"Content-Type": "application/x-www-form-urlencoded"})
-        foreign = client.post(PLAY, content=body, headers={"Content-Type": "application/json", "Origin": "http://evil.test"})
+        foreign = client.post(
+            PLAY, content=body, headers={"Content-Type": "application/json", "Origin": "http://evil.test"}
+        )
     assert plain.status_code == 415, plain.text
     assert form.status_code == 415, form.text
     assert foreign.status_code == 403, foreign.text
@@ -175,7 +177,11 @@ def test_offered_tools_are_never_run(served: tuple[str, Path]) -> None:
         {
             "messages": [
                 USER,
-                {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "mark", "arguments": '{"target": "a"}'}]},
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [{"id": "c1", "name": "mark", "arguments": '{"target": "a"}'}],
+                },
                 {"role": "tool", "content": "marked a", "tool_call_id": "c1", "name": "mark"},
                 {"role": "user", "content": "mark the disk again"},
             ]
@@ -220,7 +226,11 @@ BAD_BODIES: dict[str, dict[str, Any]] = {
     "arguments not json": {
         "messages": [
             USER,
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "mark", "arguments": "{not json"}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "name": "mark", "arguments": "{not json"}],
+            },
             {"role": "tool", "content": "r", "tool_call_id": "c1"},
         ]
     },
@@ -242,18 +252,20 @@ BAD_BODIES: dict[str, dict[str, Any]] = {
 a fine request), never a 5xx."""
 
 
+@pytest.mark.parametrize("robot", ["play", *(f"leak_{p}" for p in PROVIDERS)])
 @pytest.mark.parametrize("case", list(BAD_BODIES))
-def test_a_bad_playground_body_is_a_4xx_and_stores_nothing(served: tuple[str, Path], case: str) -> None:
-    """Attack: malformed, mismatched and hostile playground messages."""
+def test_a_bad_playground_body_is_a_4xx_and_stores_nothing(served: tuple[str, Path], case: str, robot: str) -> None:
+    """Attack: malformed, mismatched and hostile playground messages, to the scripted LLM and through each
+    provider's adapter (the fake answers what gets through)."""
     url, _ = served
     with _client(url) as client:
-        before = _conversations(client, "play")
+        before = _conversations(client, robot)
         raw = json.dumps(BAD_BODIES[case], allow_nan=True)
-        answer = client.post(PLAY, content=raw, headers={"Content-Type": "application/json"})
+        answer = client.post(_act(robot, "llm", "aplay"), content=raw, headers={"Content-Type": "application/json"})
         assert answer.status_code < 500, f"{case}: {answer.status_code} {answer.text[:500]}"
         if answer.status_code != 200:
             assert answer.json().get("errors") or answer.json().get("message"), answer.text
-        assert _conversations(client, "play") == before, f"{case}: the playground stored a conversation"
+        assert _conversations(client, robot) == before, f"{case}: the playground stored a conversation"
 
 
 def test_deep_nesting_and_lone_surrogates_are_4xx(served: tuple[str, Path]) -> None:
@@ -304,7 +316,9 @@ def test_astep_request_of_another_robots_conversation_is_a_404(served: tuple[str
         assert cross.status_code == 404, cross.text
         assert "hello" not in cross.text
         for step in (-1, 10**6, 2**63):
-            far = client.post(_act("play", "llm", "astep_request"), json={"conversation_id": cid, "msg_id": msg_id, "step": step})
+            far = client.post(
+                _act("play", "llm", "astep_request"), json={"conversation_id": cid, "msg_id": msg_id, "step": step}
+            )
             assert 400 <= far.status_code < 500, f"step {step}: {far.status_code} {far.text[:300]}"
         wrong_msg = client.post(_act("play", "llm", "astep_request"), json={"conversation_id": cid, "msg_id": "x" * 20})
         assert wrong_msg.status_code == 404, wrong_msg.text
@@ -320,12 +334,6 @@ def _turn(client: httpx.Client, robot: str, message: str, cid: str | None = None
     return client.post(f"/api/robots/{robot}/chat", json=body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R15: a provider error message that quotes the API key (`Incorrect API key provided: sk-…`) is "
-    "shown unmasked in the chat's 424 providerMessage/message and stored in the turn's failure "
-    "(redact_text masks only secret-named pairs, not the key's own value)",
-)
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_quoted_key_is_masked_in_the_chat_answer_and_the_stored_failure(
     served: tuple[str, Path], provider: str
@@ -347,11 +355,6 @@ def test_a_quoted_key_is_masked_in_the_chat_answer_and_the_stored_failure(
     _no_key_in((config / "serve.log").read_text(errors="replace"), "the server log")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R15: a provider error message quoting the API key is returned unmasked in aplay's and acall's "
-    "`error` (redact_text does not know the key's value)",
-)
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_quoted_key_is_masked_in_the_playground_and_acall(served: tuple[str, Path], provider: str) -> None:
     """Attack: the same refusal met by the playground and by `acall` (results, not HTTP errors)."""
@@ -372,7 +375,9 @@ def _empty_assistant(provider: str, body: dict[str, Any]) -> list[Any]:
     if provider == "anthropic":
         return [m for m in body.get("messages", []) if m.get("role") == "assistant" and not m.get("content")]
     if provider == "gemini":
-        return [c for c in body.get("contents", []) if c.get("role") == "model" and not any(p for p in c.get("parts", []))]
+        return [
+            c for c in body.get("contents", []) if c.get("role") == "model" and not any(p for p in c.get("parts", []))
+        ]
     return [
         m
         for m in body.get("messages", [])
@@ -401,6 +406,94 @@ def test_the_turn_after_a_failed_call_sends_a_well_formed_request(served: tuple[
         for body in sent:
             assert not _empty_assistant(provider, body), json.dumps(body)[:2000]
         msg_id = next(r["msgId"] for r in rows["items"] if r["role"] == "user")
-        step = client.post(_act(robot, "llm", "astep_request"), json={"conversation_id": cid, "msg_id": msg_id, "step": 0})
+        step = client.post(
+            _act(robot, "llm", "astep_request"), json={"conversation_id": cid, "msg_id": msg_id, "step": 0}
+        )
         assert step.status_code == 200, step.text
         assert not _empty_assistant(provider, step.json()["request"]), step.text
+
+
+def _unanswered_or_orphans(provider: str, body: dict[str, Any]) -> list[str]:
+    """Tool results of a provider request that answer no call made before them (providers refuse those)."""
+    problems: list[str] = []
+    made: set[str] = set()
+    if provider == "anthropic":
+        for m in body.get("messages", []):
+            for block in m.get("content") if isinstance(m.get("content"), list) else []:
+                if block.get("type") == "tool_use":
+                    made.add(block["id"])
+                if block.get("type") == "tool_result" and block.get("tool_use_id") not in made:
+                    problems.append(f"tool_result {block.get('tool_use_id')} answers no tool_use")
+        return problems
+    if provider == "gemini":
+        calls = 0
+        for c in body.get("contents", []):
+            for part in c.get("parts", []):
+                calls += "functionCall" in part
+                if "functionResponse" in part:
+                    calls -= 1
+                    if calls < 0:
+                        problems.append("functionResponse answering no functionCall")
+        return problems
+    for m in body.get("messages", []):
+        for call in m.get("tool_calls") or []:
+            made.add(call["id"])
+        if m.get("role") == "tool" and m.get("tool_call_id") not in made:
+            problems.append(f"tool message {m.get('tool_call_id')} answers no call")
+    return problems
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_turn_after_a_call_failed_after_a_tool_ran_is_well_formed(served: tuple[str, Path], provider: str) -> None:
+    """Attack: the call after a tool result is refused (the trace: call, result, `call_failed`); the next turn
+    of that conversation must send no empty assistant record and no orphaned tool result."""
+    url, _ = served
+    robot = f"leak_{provider}"
+    with _client(url) as client:
+        failed = _turn(client, robot, with_fault("weather in Paris?", "401-late"))
+        assert failed.status_code == 424, failed.text
+        cid = failed.json()["conversationId"]
+        start = len(_Quoting.received)
+        ok = _turn(client, robot, with_fault("and in Tokyo?", "ok"), cid)
+        assert ok.status_code == 200, ok.text
+        sent = [body for p, body in _Quoting.received[start:] if p == provider]
+        for body in sent:
+            assert not _empty_assistant(provider, body), json.dumps(body)[:2000]
+            assert not _unanswered_or_orphans(provider, body), json.dumps(body)[:2000]
+
+
+def test_offering_tools_stores_nothing(served: tuple[str, Path]) -> None:
+    """Attack: the playground's tool offer prepares a turn to read the robot's tools; it must store nothing."""
+    url, _ = served
+    with _client(url) as client:
+        before = _conversations(client, "play")
+        for _ in range(3):
+            assert client.post(PLAY, json={"messages": [USER], "offer_tools": True}).status_code == 200
+        assert _conversations(client, "play") == before
+
+
+DRAFTS = {
+    "globals": "{{ cycler.__init__.__globals__.os.environ }}",
+    "lipsum": "{{ lipsum.__globals__['os'].environ }}",
+    "class walk": "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+    "config": "{{ config }}{{ self }}{{ request }}",
+    "huge output": "{{ 'x' * 1000000000 }}",
+    "long loop": "{% for i in range(100000000) %}{{ i }}{% endfor %}",
+    "nested loops": "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}",
+    "recursion": "{% macro m(n) %}{{ m(n) }}{% endmacro %}{{ m(1) }}",
+    "pow": "{{ 10 ** 10 ** 10 }}",
+    "nul": "a\u0000b",
+}
+"""Draft templates an attacker sends to `arender_draft`: a sandbox escape, unbounded work, a NUL."""
+
+
+@pytest.mark.parametrize("case", list(DRAFTS))
+def test_a_hostile_draft_template_is_bounded_and_shows_no_secret(served: tuple[str, Path], case: str) -> None:
+    """Attack: draft templates that try to reach the process's environment or to run without bound."""
+    url, _ = served
+    with _client(url, READER) as reader:
+        answer = reader.post(_act("play", "prompt", "arender_draft"), json={"template": DRAFTS[case]})
+    assert answer.status_code < 500, f"{case}: {answer.status_code} {answer.text[:300]}"
+    assert answer.status_code in (200, 403, 422), f"{case}: {answer.status_code} {answer.text[:300]}"
+    _no_key_in(answer.text, f"arender_draft {case}")
+    assert LOCAL_TOKEN not in answer.text and READER not in answer.text
