@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Dialog, Page, expect
 
 from tests.e2e.conftest import _serve, console_page
 from tfrobot.brain.memory import DATA_FILE, SQLMessageStore
@@ -42,15 +42,23 @@ HTML_TITLE = "<img src=x onerror=\"window.__xss='title'\"><b>bold</b>"
 def _hostile_blocks() -> tuple[list[ServerToolBlock], list[ServerToolBlock]]:
     """Every shape `ServerBlocks` reads links from, each with the hostile URLs and an HTML title."""
     sources = [{"url": u, "title": HTML_TITLE} for u in HOSTILE_URLS]
+    web = {"type": "web_search_call", "status": "completed", "action": {"query": HTML_TITLE, "sources": sources}}
+    chunks = [{"web": {"uri": u, "title": HTML_TITLE}} for u in HOSTILE_URLS]
+    pages = [{"retrieved_url": u, "url_retrieval_status": HTML_TITLE} for u in HOSTILE_URLS]
+    code = {"language": HTML_TITLE, "code": "</code><script>window.__xss='code'</script>"}
+    odd = {"type": "<img src=x onerror=\"window.__xss='type'\">", "x": HTML_TITLE}
     server = [
-        {"provider": "openai", "block": {"type": "web_search_call", "status": "completed", "action": {"query": HTML_TITLE, "sources": sources}}},
+        {"provider": "openai", "block": web},
         {"provider": "anthropic", "block": {"type": "web_search_tool_result", "content": sources}},
-        {"provider": "gemini", "block": {"grounding_metadata": {"grounding_chunks": [{"web": {"uri": u, "title": HTML_TITLE}} for u in HOSTILE_URLS], "web_search_queries": [HTML_TITLE]}}},
-        {"provider": "gemini", "block": {"url_context_metadata": {"url_metadata": [{"retrieved_url": u, "url_retrieval_status": HTML_TITLE} for u in HOSTILE_URLS]}}},
-        {"provider": "gemini", "block": {"executable_code": {"language": HTML_TITLE, "code": "</code><script>window.__xss='code'</script>"}}},
+        {
+            "provider": "gemini",
+            "block": {"grounding_metadata": {"grounding_chunks": chunks, "web_search_queries": [HTML_TITLE]}},
+        },
+        {"provider": "gemini", "block": {"url_context_metadata": {"url_metadata": pages}}},
+        {"provider": "gemini", "block": {"executable_code": code}},
         {"provider": "anthropic", "block": {"type": "server_tool_use", "name": HTML_TITLE, "input": {"q": HTML_TITLE}}},
-        {"provider": "<script>window.__xss='prov'</script>", "block": {"type": "<img src=x onerror=\"window.__xss='type'\">", "x": HTML_TITLE}},
-    ]  # fmt: skip
+        {"provider": "<script>window.__xss='prov'</script>", "block": odd},
+    ]
     notes = [{"type": "url_citation", "url": u, "title": HTML_TITLE} for u in HOSTILE_URLS]
     text = [
         {
@@ -64,7 +72,7 @@ def _hostile_blocks() -> tuple[list[ServerToolBlock], list[ServerToolBlock]]:
 def _many(n: int, tag: str) -> list[ServerToolBlock]:
     notes = [{"type": "url_citation", "url": f"https://cite.test/{tag}/{i}", "title": f"source {i}"} for i in range(n)]
     block = {"type": "message", "content": [{"type": "output_text", "text": "t", "annotations": notes}]}
-    return [ServerToolBlock(provider="openai", block=block)]
+    return [ServerToolBlock.model_validate({"provider": "openai", "block": block})]
 
 
 def _turn(cid: str, i: int, question: str, **answer: Any) -> list[BaseMessage]:
@@ -132,7 +140,12 @@ def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def hpage(browser: Browser, hostile_server: str) -> Iterator[Page]:
     with console_page(browser, hostile_server, timeout=60_000) as page:
         dialogs: list[str] = []
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+        def opened(dialog: Dialog) -> None:
+            dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", opened)
         yield page
         assert not dialogs, f"a script ran: {dialogs}"
 
@@ -144,7 +157,8 @@ def _no_script_and_only_web_links(page: Page) -> None:
     assert hrefs, "no link shown at all"
     for href in hrefs:
         assert href.startswith(("https://", "http://")), f"a link to {href!r}"
-        assert "evil.test" not in href and "/etc/passwd" not in href, href
+        assert "evil.test" not in href, href
+        assert "/etc/passwd" not in href, href
 
 
 def test_hostile_blocks_in_the_trace_explorer_run_no_script(hpage: Page) -> None:
@@ -214,8 +228,10 @@ def test_a_long_conversation_full_of_citations_opens_in_the_chat(hpage: Page) ->
     hpage.evaluate(_LONGEST_TASK)
     expect(hpage.get_by_test_id("reply")).to_have_count(MANY_TURNS, timeout=180_000)
     links = _links(hpage)
+    shown_ms = (time.perf_counter() - started) * 1000
+    longest = hpage.evaluate("() => window.__long")
     print(
-        f"\n{MANY_TURNS} turns x {CITES_PER_TURN:,} citations in the chat: {(time.perf_counter() - started) * 1000:.0f} "
-        f"ms to show, {links:,} links, longest main-thread task {hpage.evaluate('() => window.__long'):.0f} ms"
+        f"\n{MANY_TURNS} turns x {CITES_PER_TURN:,} citations in the chat: {shown_ms:.0f} ms to show, {links:,} links, "
+        f"longest main-thread task {longest:.0f} ms"
     )
     assert links <= MANY_TURNS * LINKS_SHOWN_AT_ONCE // 10, links

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -60,7 +60,7 @@ class _Quoting(_Handler):
     """The fake provider, recording each request body, and answering a `[leak]` request with a 401 whose
     message quotes the key it was sent (as an OpenAI-compatible gateway may)."""
 
-    received: list[tuple[str, dict[str, Any]]] = []
+    received: ClassVar[list[tuple[str, dict[str, Any]]]] = []
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length", "0")))
@@ -362,10 +362,12 @@ def test_a_quoted_key_is_masked_in_the_playground_and_acall(served: tuple[str, P
     robot = f"leak_{provider}"
     with _client(url) as client:
         play = client.post(_act(robot, "llm", "aplay"), json={"messages": [{"role": "user", "content": f"hi {LEAK}"}]})
-        assert play.status_code == 200 and play.json()["error"], play.text
+        assert play.status_code == 200, play.text
+        assert play.json()["error"], play.text
         _no_key_in(play.text, "aplay")
         call = client.post(_act(robot, "llm", "acall"), json={"message": f"hi {LEAK}"})
-        assert call.status_code == 200 and call.json()["error"], call.text
+        assert call.status_code == 200, call.text
+        assert call.json()["error"], call.text
         _no_key_in(call.text, "acall")
 
 
@@ -496,4 +498,5 @@ def test_a_hostile_draft_template_is_bounded_and_shows_no_secret(served: tuple[s
     assert answer.status_code < 500, f"{case}: {answer.status_code} {answer.text[:300]}"
     assert answer.status_code in (200, 403, 422), f"{case}: {answer.status_code} {answer.text[:300]}"
     _no_key_in(answer.text, f"arender_draft {case}")
-    assert LOCAL_TOKEN not in answer.text and READER not in answer.text
+    assert LOCAL_TOKEN not in answer.text
+    assert READER not in answer.text
