@@ -56,6 +56,19 @@ _PLAY = (
 )
 
 
+GATEWAY_HEADERS = {
+    "Ocp-Apim-Subscription-Key": "apim-r15-canary-0123456789abcdef",
+    "X-Portkey-Virtual-Key": "portkey-r15-canary-0123456789abcdef",
+    "X-Api-Key": "xapikey-r15-canary-0123456789abcdef",
+}
+"""Credential headers an OpenAI-compatible gateway takes (Azure API Management, Portkey, a generic one), as a
+robot file sets them (`extra_params.extra_headers`, a deployment setting)."""
+_GATEWAY = (
+    "name: gateway\nllm:\n  provider: openai\n  model: gpt-4o\n  params:\n    base_url: {url}\n    max_retries: 0\n"
+    "    extra_params:\n      extra_headers: " + json.dumps(GATEWAY_HEADERS) + "\ntools: [weather]\n"
+)
+
+
 class _Quoting(_Handler):
     """The fake provider, recording each request body, and answering a `[leak]` request with a 401 whose
     message quotes the key it was sent (as an OpenAI-compatible gateway may)."""
@@ -111,6 +124,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     (config / "r15_tools.py").write_text(_TOOLS)
     with _quoting_provider() as root:
         robots = {"play.yaml": _PLAY.format(name="play"), "other.yaml": _PLAY.format(name="other")}
+        robots["gateway.yaml"] = _GATEWAY.replace("{url}", base_url(root, "openai"))
         for provider in PROVIDERS:
             robots[f"leak_{provider}.yaml"] = robot_file(f"leak_{provider}", provider, base_url(root, provider))
         tokens = (
@@ -500,3 +514,35 @@ def test_a_hostile_draft_template_is_bounded_and_shows_no_secret(served: tuple[s
     _no_key_in(answer.text, f"arender_draft {case}")
     assert LOCAL_TOKEN not in answer.text
     assert READER not in answer.text
+
+
+def _no_gateway_secret_in(text: str, where: str) -> list[str]:
+    return [f"{where}: {name}" for name, value in GATEWAY_HEADERS.items() if value in text]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="R15: a gateway's credential header whose name redaction does not know (`Ocp-Apim-Subscription-Key`, "
+    "`X-Portkey-Virtual-Key`) is shown to a read token in the Request view (astep_request), the dry run, the "
+    "playground's request and the configuration (is_secret_name misses `*-subscription-key` / `*-virtual-key`)",
+)
+def test_a_gateway_credential_header_is_masked_in_every_request_view(served: tuple[str, Path]) -> None:
+    """Attack: a read-token holder opens the Request view of a step, the dry run and the configuration of a robot
+    that reaches its provider through a gateway; a write-token holder sends the step to the playground."""
+    url, _ = served
+    leaks: list[str] = []
+    with _client(url) as writer, _client(url, READER) as reader:
+        turn = _turn(writer, "gateway", with_fault("weather in Paris?", "ok"))
+        assert turn.status_code == 200, turn.text
+        cid = turn.json()["conversationId"]
+        rows = reader.post(_act("gateway", "conversations", "aget_messages"), json={"conversation_id": cid}).json()
+        msg_id = next(r["msgId"] for r in rows["items"] if r["role"] == "user")
+        step = reader.post(_act("gateway", "llm", "astep_request"), json={"conversation_id": cid, "msg_id": msg_id})
+        assert step.status_code == 200, step.text
+        leaks += _no_gateway_secret_in(step.text, "astep_request")
+        dry = reader.post(_act("gateway", "llm", "adry_run"), json={"message": "hi"})
+        leaks += _no_gateway_secret_in(dry.text, "adry_run")
+        leaks += _no_gateway_secret_in(reader.get("/api/robots/gateway/components").text, "GET components")
+        play = writer.post(_act("gateway", "llm", "aplay"), json={"messages": [USER]})
+        leaks += _no_gateway_secret_in(play.text, "aplay")
+    assert not leaks, f"gateway credentials shown: {leaks}"
