@@ -546,3 +546,78 @@ def test_a_gateway_credential_header_is_masked_in_every_request_view(served: tup
         play = writer.post(_act("gateway", "llm", "aplay"), json={"messages": [USER]})
         leaks += _no_gateway_secret_in(play.text, "aplay")
     assert not leaks, f"gateway credentials shown: {leaks}"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_quoted_key_is_masked_in_the_stream(served: tuple[str, Path], provider: str) -> None:
+    """Attack: the same refusal met by a streaming turn (the SSE `error` event and the stored failed turn)."""
+    url, _ = served
+    robot = f"leak_{provider}"
+    with _client(url) as client:
+        answer = client.post(
+            f"/api/robots/{robot}/chat",
+            json={"message": f"weather in Paris? {LEAK}"},
+            headers={"Accept": "text/event-stream"},
+        )
+        _no_key_in(answer.text, "the chat's stream")
+        assert "error" in answer.text, answer.text[:1000]
+        listed = client.post(_act(robot, "conversations", "aget_conversations"), json={"page_size": 100})
+        for item in listed.json()["items"]:
+            rows = client.post(
+                _act(robot, "conversations", "aget_messages"), json={"conversation_id": item["conversationId"]}
+            )
+            _no_key_in(rows.text, "aget_messages")
+
+
+def test_the_mcp_conversation_resource_keeps_each_turns_trace_once(served: tuple[str, Path]) -> None:
+    """Trace sent once: `aget_messages` no longer repeats the records inside `message`; the MCP resource (built
+    from it) must still carry each turn's steps, once, and its failure."""
+    url, _ = served
+    headers = {"Accept": "application/json, text/event-stream"}
+    with _client(url) as client:
+        ok = _turn(client, "leak_openai", with_fault("weather in Paris?", "ok"))
+        cid = ok.json()["conversationId"]
+        failed = _turn(client, "leak_openai", f"and Tokyo? {LEAK}", cid)
+        assert failed.status_code == 424, failed.text
+        uri = f"tfrobot://leak_openai/conversations/{cid}"
+        call = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}}
+        answer = client.post("/api/robots/leak_openai/mcp", json=call, headers=headers)
+    assert answer.status_code == 200, answer.text
+    read = json.loads(answer.json()["result"]["contents"][0]["text"])
+    users = [m for m in read["messages"] if m["role"] == "user"]
+    assert [len(m["trace"]) for m in users] == [2, 1], users  # weather call + its result; the failed call
+    assert all("records" not in m["message"].get("intermediate_trace", {}) for m in users)
+    assert users[1]["message"]["intermediate_trace"]["failure"]["kind"] == "auth", users[1]
+
+
+def test_astep_request_of_a_message_of_another_conversation_is_a_404(served: tuple[str, Path]) -> None:
+    """Attack: a turn's message id asked for under another conversation of the same robot."""
+    url, _ = served
+    with _client(url) as client:
+        first = _turn(client, "play", "secret plans").json()["conversationId"]
+        second = _turn(client, "play", "hello").json()["conversationId"]
+        rows = client.post(_act("play", "conversations", "aget_messages"), json={"conversation_id": first}).json()
+        msg_id = next(r["msgId"] for r in rows["items"] if r["role"] == "user")
+        answer_id = next(r["msgId"] for r in rows["items"] if r["role"] == "assistant")
+        crossed = client.post(_act("play", "llm", "astep_request"), json={"conversation_id": second, "msg_id": msg_id})
+        assert crossed.status_code == 404, crossed.text
+        assert "secret plans" not in crossed.text
+        answer = client.post(_act("play", "llm", "astep_request"), json={"conversation_id": first, "msg_id": answer_id})
+        assert 400 <= answer.status_code < 500, answer.text
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_two_failed_turns_then_one_that_works(served: tuple[str, Path], provider: str) -> None:
+    """Attack: two refused turns in a row (two `call_failed` records, two user messages without answers), then
+    one that goes through: its requests carry no empty assistant record."""
+    url, _ = served
+    robot = f"leak_{provider}"
+    with _client(url) as client:
+        cid = _turn(client, robot, f"one {LEAK}").json()["conversationId"]
+        assert _turn(client, robot, f"two {LEAK}", cid).status_code == 424
+        start = len(_Quoting.received)
+        ok = _turn(client, robot, with_fault("three", "ok"), cid)
+        assert ok.status_code == 200, ok.text
+        for body in [b for p, b in _Quoting.received[start:] if p == provider]:
+            assert not _empty_assistant(provider, body), json.dumps(body)[:2000]
+            assert not _unanswered_or_orphans(provider, body), json.dumps(body)[:2000]
