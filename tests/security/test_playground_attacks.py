@@ -22,7 +22,17 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
-from tests.fake_provider import KEY_ENV, PROVIDERS, _error_body, _Handler, _Server, base_url, robot_file, with_fault
+from tests.fake_provider import (
+    KEY_ENV,
+    MODEL,
+    PROVIDERS,
+    _error_body,
+    _Handler,
+    _Server,
+    base_url,
+    robot_file,
+    with_fault,
+)
 from tests.robot_servers import LOCAL_TOKEN, serve_robots
 
 READER = "r15-reader-token-0123456789"
@@ -621,3 +631,78 @@ def test_two_failed_turns_then_one_that_works(served: tuple[str, Path], provider
         for body in [b for p, b in _Quoting.received[start:] if p == provider]:
             assert not _empty_assistant(provider, body), json.dumps(body)[:2000]
             assert not _unanswered_or_orphans(provider, body), json.dumps(body)[:2000]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_edited_reasoning_for_the_same_model_is_not_a_5xx(served: tuple[str, Path], provider: str) -> None:
+    """Attack: an assistant message claiming reasoning of the very model it is replayed to (no signature, no
+    provider block), with and without tool calls, and a reasoning-only assistant message."""
+    url, _ = served
+    robot = f"leak_{provider}"
+    model = MODEL.get(provider, "doubao-seed-1-6")
+    calls = [{"id": "c1", "name": "weather", "arguments": '{"city": "Paris"}'}]
+    drafts = [
+        [USER, {"role": "assistant", "content": "a", "reasoning": "I think", "model": f"{provider}:{model}"}, USER],
+        [
+            USER,
+            {"role": "assistant", "content": "", "reasoning": "r", "model": f"{provider}:{model}", "tool_calls": calls},
+            {"role": "tool", "content": "18C", "tool_call_id": "c1", "name": "weather"},
+        ],
+        [USER, {"role": "assistant", "content": "", "reasoning": "only", "model": f"{provider}:{model}"}, USER],
+        [USER, {"role": "assistant", "content": "", "model": f"{provider}:{model}"}, USER],
+        [USER, {"role": "system", "content": "late system"}, USER],
+    ]
+    with _client(url) as client:
+        for i, messages in enumerate(drafts):
+            answer = client.post(_act(robot, "llm", "aplay"), json={"messages": messages})
+            assert answer.status_code < 500, f"draft {i}: {answer.status_code} {answer.text[:500]}"
+
+
+ODD_ORDERS: dict[str, list[dict[str, Any]]] = {
+    "tool result first": [{"role": "tool", "content": "r", "tool_call_id": "c1"}, USER],
+    "call never answered": [
+        USER,
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "weather", "arguments": "{}"}]},
+        USER,
+    ],
+    "result without a name": [
+        USER,
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "weather", "arguments": "{}"}]},
+        {"role": "tool", "content": "r", "tool_call_id": "c1"},
+    ],
+    "two results for one call": [
+        USER,
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "weather", "arguments": "{}"}]},
+        {"role": "tool", "content": "r", "tool_call_id": "c1"},
+        {"role": "tool", "content": "r2", "tool_call_id": "c1"},
+    ],
+    "duplicate call ids": [
+        USER,
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "c1", "name": "weather", "arguments": "{}"},
+                {"id": "c1", "name": "weather", "arguments": "{}"},
+            ],
+        },
+        {"role": "tool", "content": "r", "tool_call_id": "c1"},
+    ],
+    "result of an unknown tool": [
+        USER,
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "nope", "arguments": "{}"}]},
+        {"role": "tool", "content": "r", "tool_call_id": "c1", "name": "nope", "is_error": True},
+    ],
+    "system only then user": [{"role": "system", "content": "s"}, {"role": "system", "content": "t"}, USER],
+}
+"""Message orders no stored step has, which the playground's editor can still produce."""
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("case", list(ODD_ORDERS))
+def test_odd_message_orders_are_not_a_5xx(served: tuple[str, Path], provider: str, case: str) -> None:
+    """Attack: orders of calls and results that providers' adapters may not expect."""
+    url, _ = served
+    with _client(url) as client:
+        answer = client.post(_act(f"leak_{provider}", "llm", "aplay"), json={"messages": ODD_ORDERS[case]})
+    assert answer.status_code < 500, f"{case}: {answer.status_code} {answer.text[:500]}"
