@@ -9,18 +9,15 @@ the page.
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, expect
 
-from tests.e2e.conftest import _serve, console_page
-from tfrobot.brain.memory import DATA_FILE, SQLMessageStore
+from tests.e2e.conftest import _serve, console_page, seed_store
+from tfrobot.brain.memory import DATA_FILE
 from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage
 from tfrobot.schema.message.llms.llm_response import ServerToolBlock
 
@@ -104,35 +101,11 @@ def _conversations() -> dict[str, list[BaseMessage]]:
     }
 
 
-def _seed(db: Path) -> None:
-    async def work() -> None:
-        opened = await SQLMessageStore.open(f"sqlite+aiosqlite:///{db}")
-        try:
-            for messages in _conversations().values():
-                await opened.scoped("demo").sync_msgs(messages)
-        finally:
-            await opened.aclose()
-
-    failures: list[BaseException] = []
-
-    def run() -> None:  # in a thread of its own: Playwright may hold this thread's event loop
-        try:
-            asyncio.run(work())
-        except BaseException as exc:  # handed to the caller's thread
-            failures.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if failures:
-        raise failures[0]
-
-
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     config = tmp_path_factory.mktemp("serve-hostile-blocks")
     with _serve(config) as url:
-        _seed(config / "data" / DATA_FILE)
+        seed_store(config / "data" / DATA_FILE, _conversations().values())
         yield url
 
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 import io
 import json
 import re
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,8 +26,8 @@ from tests.fake_provider import (
     PROVIDERS,
     _error_body,
     _Handler,
-    _Server,
     base_url,
+    fake_provider,
     robot_file,
     with_fault,
 )
@@ -115,24 +113,12 @@ def _newest_marked(body: dict[str, Any]) -> bool:
     return text.rfind(LEAK) > text.rfind("[fault:")
 
 
-@contextmanager
-def _quoting_provider() -> Iterator[str]:
-    server = _Server(("127.0.0.1", 0), _Quoting)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """The server's URL and its configuration directory (where the tool's mark would appear)."""
     config = tmp_path_factory.mktemp("r15-play")
     (config / "r15_tools.py").write_text(_TOOLS)
-    with _quoting_provider() as root:
+    with fake_provider(_Quoting) as root:
         robots = {"play.yaml": _PLAY.format(name="play"), "other.yaml": _PLAY.format(name="other")}
         robots["gateway.yaml"] = _GATEWAY.replace("{url}", base_url(root, "openai"))
         for provider in PROVIDERS:
