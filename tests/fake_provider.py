@@ -275,9 +275,10 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def fake_provider() -> Iterator[str]:
-    """Serve on a free loopback port; yields ``http://127.0.0.1:PORT`` (see the module docstring for paths)."""
-    server = _Server(("127.0.0.1", 0), _Handler)
+def fake_provider(handler: type[BaseHTTPRequestHandler] = _Handler) -> Iterator[str]:
+    """Serve on a free loopback port; yields ``http://127.0.0.1:PORT`` (see the module docstring for paths).
+    `handler`: a subclass of the fake's handler that records or changes what it answers."""
+    server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -7,19 +7,24 @@ it first). Playwright never downloads a browser here: it launches `/usr/bin/chro
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, Request, expect, sync_playwright
+
+from tfrobot.brain.memory import SQLMessageStore
+from tfrobot.schema.message import BaseMessage
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -209,3 +214,30 @@ def record_perf(key: str, value: float) -> None:
     figures = json.loads(PERF_FILE.read_text()) if PERF_FILE.is_file() else {}
     figures[key] = round(value, 1)
     PERF_FILE.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+
+
+def seed_store(db: Path, conversations: Iterable[list[BaseMessage]], scope: str = "demo") -> None:
+    """Store `conversations` in the SQLite store at `db` (a served robot's `DATA_FILE`), in `scope`, as the server
+    stores them; from a thread of its own, since Playwright may hold this thread's event loop."""
+
+    async def work() -> None:
+        opened = await SQLMessageStore.open(f"sqlite+aiosqlite:///{db}")
+        try:
+            for messages in conversations:
+                await opened.scoped(scope).sync_msgs(messages)
+        finally:
+            await opened.aclose()
+
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(work())
+        except BaseException as exc:  # handed to the caller's thread
+            failures.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failures:
+        raise failures[0]

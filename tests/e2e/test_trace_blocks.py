@@ -10,18 +10,15 @@ links, the code and its result, the search queries — not the provider's raw bl
 
 from __future__ import annotations
 
-import asyncio
 import re
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.brain.chain.llms.conftest import Recorder, recording, replay_llm
-from tests.e2e.conftest import _serve, console_page, shot
-from tfrobot.brain.memory import DATA_FILE, SQLMessageStore
+from tests.e2e.conftest import _serve, console_page, seed_store, shot
+from tfrobot.brain.memory import DATA_FILE
 from tfrobot.schema.message import BaseMessage, TextMessage
 
 CONVERSATION = "provider-blocks"
@@ -44,34 +41,11 @@ def _conversation() -> list[BaseMessage]:
     return out
 
 
-def _seed(db: Path) -> None:
-    async def work() -> None:
-        opened = await SQLMessageStore.open(f"sqlite+aiosqlite:///{db}")
-        try:
-            await opened.scoped("demo").sync_msgs(_conversation())
-        finally:
-            await opened.aclose()
-
-    failures: list[BaseException] = []
-
-    def run() -> None:  # in a thread of its own: Playwright may hold this thread's event loop
-        try:
-            asyncio.run(work())
-        except BaseException as exc:  # handed to the caller's thread
-            failures.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if failures:
-        raise failures[0]
-
-
 @pytest.fixture(scope="module")
 def blocks_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     config = tmp_path_factory.mktemp("serve-blocks")
     with _serve(config) as url:
-        _seed(config / "data" / DATA_FILE)
+        seed_store(config / "data" / DATA_FILE, [_conversation()])
         yield url
 
 
