@@ -6,6 +6,8 @@ official SDK `create` call takes, in the seed's phases ("七段式请求组装")
 1. `construct_prompt_context`   history + current input + the chain's messages; traces expanded in place
 2. `_configure_api_params`      provider hook: model parameters (Anthropic/Gemini lift the system prompt)
 3. `format_to_request_msgs`     `msg.to_llm_request()` per message -> `LLMRequestMessages`
+   (phases 3-5 are one walk where a provider has one, `_direct_api_msgs`, for the conversations it proves
+   well formed: the same dicts, with no neutral message in between; OpenAI-shaped providers do)
 4. `normalize_request`         `normalize(to_list())`: flatten and merge, then the shared repair pass
                                 (`normalize.py`); one scan when there is nothing to merge or repair
 5. `reformat_request_msg_to_api` provider hook: neutral messages -> the SDK's message dicts
@@ -20,6 +22,7 @@ so adding one changes nothing else.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Sequence
+from operator import attrgetter
 from typing import Any, ClassVar
 
 from tfrobot.brain.chain.llms.errors import InvalidConversationError, LLMError
@@ -39,6 +42,8 @@ from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import LLMMessage, LLMRequestMessages
 from tfrobot.schema.message.msg_part import MediaPart
 from tfrobot.schema.tool_definition import ToolDefinition
+
+_msg_id = attrgetter("msg_id")
 
 
 def _first_of_each_id(msgs: list[BaseMessage]) -> list[BaseMessage]:
@@ -84,13 +89,18 @@ class ChatLLM(SDKTransport):
         the chain message it records, and callers may pass the current input in the history too) is
         kept once, at its first place."""
         msgs: list[BaseMessage] = []
+        append = msgs.append
         expand = self._expand_trace_for_msg
         for msg in conversation or ():
-            expand(msg, msgs)
+            # (most messages have no trace: appended here, without the call the expansion of a trace costs)
+            if isinstance(msg, UserMessage) and msg.intermediate_trace.records:
+                expand(msg, msgs)
+            else:
+                append(msg)
         expand(current_input, msgs)
         if intermediate_msgs:
             msgs += intermediate_msgs
-        if len({msg.msg_id for msg in msgs}) != len(msgs):  # one set of the ids tells; usually nothing to drop
+        if len(set(map(_msg_id, msgs))) != len(msgs):  # one set of the ids tells; usually nothing to drop
             msgs = _first_of_each_id(msgs)
         # Every message here is a validated message instance (its attributes were just read): the containers
         # are built without validating each message a second time, and stay `Message`-typed for dumps.
@@ -157,6 +167,14 @@ class ChatLLM(SDKTransport):
         # Built from `to_llm_request()` results, whose kinds `normalize` checks: no second validation pass.
         return LLMRequestMessages.model_construct(entries)
 
+    # ----------------------------------------------------------------------------------- Phases 3-5 in one
+    def _direct_api_msgs(self, msgs: list[BaseMessage], params: dict[str, Any]) -> list[Any] | None:
+        """Provider hook: phases 3-5 in one walk from the expanded messages to the SDK's message dicts, for a
+        conversation the walk proves well formed (so phase 4 would leave it as it is); None when it cannot
+        (then the phases run one after the other). Returns exactly what they would, and changes nothing
+        (`params` included) when it returns None. By default: None."""
+        return None
+
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         """Provider hook: neutral messages -> the SDK's message dicts."""
@@ -221,9 +239,11 @@ class ChatLLM(SDKTransport):
         """The SDK call's keyword arguments for this conversation (no network; see the module docstring)."""
         ctx = self.construct_prompt_context(current_input, conversation, intermediate_msgs)
         params = self._configure_api_params(ctx, options)
-        request_msgs = self.format_to_request_msgs(ctx)
-        llm_msgs = normalize_request(request_msgs)
-        api_msgs = self.reformat_request_msg_to_api(llm_msgs, params)
+        api_msgs = self._direct_api_msgs(ctx.conversation.msgs, params)
+        if api_msgs is None:
+            request_msgs = self.format_to_request_msgs(ctx)
+            llm_msgs = normalize_request(request_msgs)
+            api_msgs = self.reformat_request_msg_to_api(llm_msgs, params)
         return self._assemble_api_request(params, api_msgs, tools)
 
     def request_builder(

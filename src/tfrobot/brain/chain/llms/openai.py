@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar, assert_never
+from typing import Any, ClassVar, assert_never, cast
 
 from pydantic import Field
 
@@ -27,7 +27,7 @@ from tfrobot.brain.chain.llms.chat_llm import ChatLLM
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
-from tfrobot.brain.chain.llms.profiles import ReasoningReplay, model_profile, preserves_thinking
+from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile, preserves_thinking
 from tfrobot.brain.chain.llms.registry import provider_of
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
@@ -39,7 +39,20 @@ from tfrobot.brain.chain.llms.stream import (
     reply_message,
 )
 from tfrobot.brain.chain.llms.wire import CONSOLE_LABEL, as_dict, assistant_text, attachment_label, clean_nones
-from tfrobot.schema.message.conversation.message_dto import AssistantTextMessage
+from tfrobot.schema.message.base import BaseMessage
+from tfrobot.schema.message.conversation.message_dto import (
+    AssistantTextMessage,
+    AttachmentMessage,
+    AudioMessage,
+    ContactMessage,
+    HistoryMessage,
+    ImageMessage,
+    MultiPartMessage,
+    TextMessage,
+    UrlMessage,
+    VideoMessage,
+)
+from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import (
     LLMAssistantMessage,
     LLMFunctionMessage,
@@ -52,7 +65,7 @@ from tfrobot.schema.message.llms.llm_requests import (
 )
 from tfrobot.schema.message.llms.llm_response import Usage
 from tfrobot.schema.message.msg_part import MediaPart, TextUserMsgPart
-from tfrobot.schema.message.tool_call import ToolCall
+from tfrobot.schema.message.tool_call import ToolCall, ToolReturn
 from tfrobot.schema.tool_definition import ToolDefinition
 
 _AUDIO_FORMATS = {
@@ -99,6 +112,137 @@ class OpenAIChat(ChatLLM):
         "what the model family's profile says (profiles.py), else the provider's default.",
     )
 
+    # ----------------------------------------------------------------------------------- Phases 3-5 in one
+    def _direct_api_msgs(self, msgs: list[BaseMessage], params: dict[str, Any]) -> list[Any] | None:
+        """Phases 3-5 in one walk over the stored messages, for the kinds nearly every conversation is made of:
+        system text, user messages, replies (`AssistantTextMessage` without TFL scripts or kept provider
+        blocks, with text or calls) and one-result tool messages without media. Each is checked by the rules
+        of `WellFormedScan` that apply to its kind and written as `reformat_request_msg_to_api` writes its
+        neutral message, without building that message; anything else (console output, attachments, a kind
+        the walk does not know, a conversation the scan would not prove well formed, `tool_turns` replay)
+        returns None, and the three phases decide.
+
+        User messages other than unnamed text go through their own `to_llm_request()` and `_user`, the
+        latter once the walk is done, in order: so their media is resolved (warned about, refused) only for
+        a request built here, exactly as phase 5 would."""
+        if not _direct_kinds(type(self)).issuperset(map(type, msgs)):
+            return None
+        profile = model_profile(params.get("model") or self.model)
+        mode = self._replay_mode(params, profile)
+        if mode == "tool_turns":
+            return None
+        names = ToolNames(self.api_tool_name)
+        calls: set[str] = set()
+        pending: Sequence[ToolCall] = ()  # the calls whose results must come next, `waiting - answered` of them
+        answered = waiting = 0
+        prev: object = None  # the message before, when it matters: `_SYSTEM`, `_SPOKEN` (a reply without calls)
+        prev_name: object = _OTHER  # the message before's `name` if it is a user message (None included)
+        reasoned: list[tuple[int, dict[str, Any], str, str | None]] = []  # replies with reasoning text, for replay
+        users: list[tuple[int, LLMUserMessage]] = []  # user messages whose dicts `_user` writes after the walk
+        last_user = -1
+        out: list[Any] = []
+        append = out.append
+        for msg in msgs:
+            kind = type(msg)
+            if kind is BaseMessage:
+                role = msg.role
+                if role == "tool":
+                    reses = msg.tool_reses
+                    if answered == waiting or reses is None or len(reses) != 1:
+                        return None
+                    res = reses[0]
+                    if type(res) is not ToolReturn or res.attachments or res.name is None:
+                        return None
+                    call_id = res.call_id
+                    if call_id != pending[answered].id:
+                        return None
+                    answered += 1
+                    content = f"[tool error] {res.result}" if res.is_error else res.result
+                    append({"role": "tool", "tool_call_id": call_id, "content": content})
+                    prev, prev_name = None, _OTHER
+                    continue
+                if answered < waiting or role != "system" or prev is _SYSTEM:
+                    return None
+                text = msg.text()
+                if not text or text.isspace():
+                    return None
+                append({"role": "system", "content": text})
+                prev, prev_name = _SYSTEM, _OTHER
+            elif answered < waiting:
+                return None
+            elif kind is AssistantTextMessage:
+                fields = msg.__dict__
+                if fields["tfl_scripts"] or fields["server_tool_blocks"] or fields["text_blocks"] or prev is _SPOKEN:
+                    return None
+                said: str | None = fields["content"] or None
+                if said is not None and said.isspace():
+                    return None
+                reply: dict[str, Any] = {"role": "assistant", "content": said}
+                tool_calls = fields["tool_calls"]
+                if tool_calls:
+                    api_calls = reply["tool_calls"] = []
+                    for call in tool_calls:
+                        call_id = call.id
+                        if call_id in calls:
+                            return None
+                        calls.add(call_id)
+                        api_calls.append(
+                            {"id": call_id, "type": "function", "function": {"name": names[call.name],
+                                                                              "arguments": call.arguments}}
+                        )  # fmt: skip
+                    pending, answered, waiting = tool_calls, 0, len(tool_calls)
+                    prev = None
+                elif said is None:  # (reasoning alone: whether it is sent depends on the replay, see `_assistant`)
+                    return None
+                else:
+                    prev = _SPOKEN
+                if mode != "never" and (reasoning := fields["reasoning_content"]):
+                    reasoned.append((len(out), reply, reasoning, fields["model"]))
+                append(reply)
+                prev_name = _OTHER
+            else:  # a user message (`_direct_kinds`)
+                if kind is TextMessage and msg.creator is None:
+                    asked = cast("str", msg.content)  # (`kind is`, not `isinstance`: no narrowing)
+                    if not asked or asked.isspace() or prev_name is None:
+                        return None
+                    append({"role": "user", "content": asked})
+                    prev_name = None
+                else:
+                    try:
+                        user = msg.to_llm_request()
+                    except MessageContractError:
+                        return None
+                    if type(user) is not LLMUserMessage or user.attachment_of is not None or user.name == prev_name:
+                        return None
+                    parts = user.content
+                    if isinstance(parts, str):
+                        if not parts or parts.isspace():
+                            return None
+                    elif not parts or any(
+                        isinstance(p, TextUserMsgPart) and (not p.text or p.text.isspace()) for p in parts
+                    ):
+                        return None
+                    users.append((len(out), user))
+                    append(None)
+                    prev_name = user.name
+                last_user = len(out) - 1
+                prev = None
+        if answered < waiting:
+            return None
+        for index, user in users:
+            out[index] = self._user(user, set(), f"messages[{index}]")
+        if reasoned:
+            start = 0 if mode == "always" else last_user + 1  # ("tool_loop": after the last user turn)
+            for index, reply, reasoning, model in reasoned:
+                if index >= start and provider_of(model) == self.provider:
+                    reply["reasoning_content"] = reasoning
+        return out
+
+    def _replay_mode(self, params: dict[str, Any], profile: ModelProfile) -> ReasoningReplay:
+        """When this request sends reasoning text back: the setting, else what the model's profile says."""
+        preserved = profile.preserved_reasoning_replay if preserves_thinking(params) else None
+        return self.reasoning_replay or preserved or profile.reasoning_replay or self.default_reasoning_replay
+
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
         # One pass; what only some messages need (the call ids for attachment labels) is computed only when a
@@ -107,9 +251,7 @@ class OpenAIChat(ChatLLM):
         # twice as much per case: this runs for every message of every request).
         call_ids: set[str] | None = None
         profile = model_profile(params.get("model") or self.model)
-        preserved = profile.preserved_reasoning_replay if preserves_thinking(params) else None
-        mode = self.reasoning_replay or preserved or profile.reasoning_replay or self.default_reasoning_replay
-        replay_from, turns = self._replayed(msgs, mode)
+        replay_from, turns = self._replayed(msgs, self._replay_mode(params, profile))
         request = _Request(ToolNames(self.api_tool_name), turns, profile.refusal_field)
         out: list[dict[str, Any]] = []
         append = out.append
@@ -352,6 +494,27 @@ class OpenAIChat(ChatLLM):
             reasoning_tokens=completion_details.get("reasoning_tokens", 0),
             raw=raw,
         )
+
+
+_SYSTEM, _SPOKEN, _OTHER = object(), object(), object()
+"""What `_direct_api_msgs` remembers of the message before: a system message, a reply without calls; `_OTHER`
+as the `name` of a message that is not a user message (it equals no name)."""
+
+_USER_KINDS = (TextMessage, ImageMessage, AudioMessage, VideoMessage, AttachmentMessage, ContactMessage, UrlMessage,
+               HistoryMessage, MultiPartMessage)  # fmt: skip
+_DIRECT_HOOKS = ("format_to_request_msgs", "reformat_request_msg_to_api", "_user", "_assistant", "_replayed")
+"""The methods whose work `_direct_api_msgs` does: a class that overrides one converts the phases' way."""
+_KINDS: dict[type[OpenAIChat], frozenset[type[BaseMessage]]] = {}
+
+
+def _direct_kinds(cls: type[OpenAIChat]) -> frozenset[type[BaseMessage]]:
+    """The message classes `_direct_api_msgs` converts for `cls` (exact classes: a subclass may convert its own
+    way): none when `cls` overrides one of `_DIRECT_HOOKS`."""
+    kinds = _KINDS.get(cls)
+    if kinds is None:
+        own = all(getattr(cls, hook) is getattr(OpenAIChat, hook) for hook in _DIRECT_HOOKS)
+        kinds = _KINDS[cls] = frozenset((BaseMessage, AssistantTextMessage, *_USER_KINDS) if own else ())
+    return kinds
 
 
 class _Request:
