@@ -90,14 +90,20 @@ class ChatLLM(SDKTransport):
         kept once, at its first place."""
         msgs: list[BaseMessage] = []
         append = msgs.append
-        expand = self._expand_trace_for_msg
         for msg in conversation or ():
-            # (most messages have no trace: appended here, without the call the expansion of a trace costs)
-            if isinstance(msg, UserMessage) and msg.intermediate_trace.records:
-                expand(msg, msgs)
+            # (`_expand_trace_for_msg` inlined: this runs for every message of every request)
+            if isinstance(msg, UserMessage) and (trace := msg.intermediate_trace).records:
+                records, cut = trace.ordered_cut(msg.create_ts)
+                if cut:
+                    msgs += records[:cut]
+                    append(msg)
+                    msgs += records[cut:]
+                else:
+                    append(msg)
+                    msgs += records
             else:
                 append(msg)
-        expand(current_input, msgs)
+        self._expand_trace_for_msg(current_input, msgs)
         if intermediate_msgs:
             msgs += intermediate_msgs
         if len(set(map(_msg_id, msgs))) != len(msgs):  # one set of the ids tells; usually nothing to drop

@@ -125,6 +125,13 @@ def _suffix_type(suffix: str) -> str | None:
     return mimetypes.guess_type(f"x{suffix}")[0]
 
 
+@lru_cache(maxsize=1024)
+def _remote(url: str, path: str, declared: str | None, kind: Modality) -> ResolvedMedia:
+    """The media at a remote `url` (whose path is `path`): the same URL is resolved on every request that holds
+    it, to the same frozen value, which is kept (bounded) rather than validated anew each time."""
+    return ResolvedMedia(media_type=declared or _guessed_type(path) or _DEFAULT_TYPES[kind], url=url)
+
+
 def resolve(part: MediaPart, *, media_roots: tuple[Path, ...], where: str) -> ResolvedMedia:
     """Where `part`'s media is: a remote URL, or bytes (inline data, a `data:` URL, or a file under a root).
 
@@ -137,7 +144,7 @@ def resolve(part: MediaPart, *, media_roots: tuple[Path, ...], where: str) -> Re
         text = str(part.url)
         if text.startswith("data:"):
             return _from_data_url(text, part, where)
-        return ResolvedMedia(media_type=_guess(part.url.path or "", part), url=text)
+        return _remote(text, part.url.path or "", part.media_type, part.type)
     path = Path(str(part.path)).expanduser()
     resolved = path.resolve()
     if not any(resolved.is_relative_to(root.resolve()) for root in media_roots):
