@@ -1,4 +1,4 @@
-"""OpenAI-shaped providers convert the usual conversation in one walk (`_direct_api_msgs`): the request must be
+"""OpenAI-shaped providers convert the usual conversation in one walk (`_direct_request`): the request must be
 the one phases 3-5 build one after the other, for every conversation, whether the walk takes it or leaves it
 to the phases; and the walk must take the usual ones (else the speed is lost, silently)."""
 
@@ -115,8 +115,7 @@ def _phases(llm: ChatLLM, current: BaseMessage, history: list[BaseMessage], turn
 
 def _walked(llm: ChatLLM, current: BaseMessage, history: list[BaseMessage], turn: list[BaseMessage]) -> bool:
     """Whether the one walk converts this conversation (rather than leaving it to the phases)."""
-    ctx = llm.construct_prompt_context(current, history, turn)
-    return llm._direct_api_msgs(ctx.conversation.msgs, llm._configure_api_params(ctx, {})) is not None
+    return llm._direct_request(current, history, turn, {}) is not None
 
 
 @pytest.mark.parametrize("name", sorted(LLMS))

@@ -6,8 +6,8 @@ official SDK `create` call takes, in the seed's phases ("七段式请求组装")
 1. `construct_prompt_context`   history + current input + the chain's messages; traces expanded in place
 2. `_configure_api_params`      provider hook: model parameters (Anthropic/Gemini lift the system prompt)
 3. `format_to_request_msgs`     `msg.to_llm_request()` per message -> `LLMRequestMessages`
-   (phases 3-5 are one walk where a provider has one, `_direct_api_msgs`, for the conversations it proves
-   well formed: the same dicts, with no neutral message in between; OpenAI-shaped providers do)
+   (phases 1-5 are one walk where a provider has one, `_direct_request`, for the conversations it proves
+   well formed: the same request, with no neutral message in between; OpenAI-shaped providers do)
 4. `normalize_request`         `normalize(to_list())`: flatten and merge, then the shared repair pass
                                 (`normalize.py`); one scan when there is nothing to merge or repair
 5. `reformat_request_msg_to_api` provider hook: neutral messages -> the SDK's message dicts
@@ -136,6 +136,10 @@ class ChatLLM(SDKTransport):
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
         """Model parameters from the settings, then `extra_params`, then the call's own `options`."""
+        return self._model_params(options)
+
+    def _model_params(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Phase 2 for a provider that takes every message in the conversation (`_configure_api_params`)."""
         params: dict[str, Any] = {"model": self.model}
         if self.temperature is not None:
             params["temperature"] = self.temperature
@@ -173,12 +177,19 @@ class ChatLLM(SDKTransport):
         # Built from `to_llm_request()` results, whose kinds `normalize` checks: no second validation pass.
         return LLMRequestMessages.model_construct(entries)
 
-    # ----------------------------------------------------------------------------------- Phases 3-5 in one
-    def _direct_api_msgs(self, msgs: list[BaseMessage], params: dict[str, Any]) -> list[Any] | None:
-        """Provider hook: phases 3-5 in one walk from the expanded messages to the SDK's message dicts, for a
-        conversation the walk proves well formed (so phase 4 would leave it as it is); None when it cannot
-        (then the phases run one after the other). Returns exactly what they would, and changes nothing
-        (`params` included) when it returns None. By default: None."""
+    # ----------------------------------------------------------------------------------- Phases 1-5 in one
+    def _direct_request(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None,
+        intermediate_msgs: Sequence[BaseMessage] | None,
+        options: dict[str, Any],
+    ) -> tuple[dict[str, Any], list[Any]] | None:
+        """Provider hook: phases 1-5 in one walk from the stored messages to the parameters and the SDK's
+        message dicts, for a conversation the walk proves well formed (so phase 4 would leave it as it is):
+        each message is read once, while it is in the CPU's caches. None when it cannot (then the phases run
+        one after the other). Returns exactly what they would, and changes nothing when it returns None. By
+        default: None."""
         return None
 
     # ----------------------------------------------------------------------------------- Phase 5
@@ -243,13 +254,14 @@ class ChatLLM(SDKTransport):
         **options: Any,
     ) -> dict[str, Any]:
         """The SDK call's keyword arguments for this conversation (no network; see the module docstring)."""
+        direct = self._direct_request(current_input, conversation, intermediate_msgs, options)
+        if direct is not None:
+            return self._assemble_api_request(*direct, tools)
         ctx = self.construct_prompt_context(current_input, conversation, intermediate_msgs)
         params = self._configure_api_params(ctx, options)
-        api_msgs = self._direct_api_msgs(ctx.conversation.msgs, params)
-        if api_msgs is None:
-            request_msgs = self.format_to_request_msgs(ctx)
-            llm_msgs = normalize_request(request_msgs)
-            api_msgs = self.reformat_request_msg_to_api(llm_msgs, params)
+        request_msgs = self.format_to_request_msgs(ctx)
+        llm_msgs = normalize_request(request_msgs)
+        api_msgs = self.reformat_request_msg_to_api(llm_msgs, params)
         return self._assemble_api_request(params, api_msgs, tools)
 
     def request_builder(
