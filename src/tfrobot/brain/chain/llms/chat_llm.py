@@ -6,6 +6,8 @@ official SDK `create` call takes, in the seed's phases ("七段式请求组装")
 1. `construct_prompt_context`   history + current input + the chain's messages; traces expanded in place
 2. `_configure_api_params`      provider hook: model parameters (Anthropic/Gemini lift the system prompt)
 3. `format_to_request_msgs`     `msg.to_llm_request()` per message -> `LLMRequestMessages`
+   (phases 1-5 are one walk where a provider has one, `_direct_request`, for the conversations it proves
+   well formed: the same request, with no neutral message in between; OpenAI-shaped providers do)
 4. `normalize_request`         `normalize(to_list())`: flatten and merge, then the shared repair pass
                                 (`normalize.py`); one scan when there is nothing to merge or repair
 5. `reformat_request_msg_to_api` provider hook: neutral messages -> the SDK's message dicts
@@ -20,6 +22,7 @@ so adding one changes nothing else.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Sequence
+from operator import attrgetter
 from typing import Any, ClassVar
 
 from tfrobot.brain.chain.llms.errors import InvalidConversationError, LLMError
@@ -39,6 +42,8 @@ from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import LLMMessage, LLMRequestMessages
 from tfrobot.schema.message.msg_part import MediaPart
 from tfrobot.schema.tool_definition import ToolDefinition
+
+_msg_id = attrgetter("msg_id")
 
 
 def _first_of_each_id(msgs: list[BaseMessage]) -> list[BaseMessage]:
@@ -84,13 +89,24 @@ class ChatLLM(SDKTransport):
         the chain message it records, and callers may pass the current input in the history too) is
         kept once, at its first place."""
         msgs: list[BaseMessage] = []
-        expand = self._expand_trace_for_msg
+        append = msgs.append
         for msg in conversation or ():
-            expand(msg, msgs)
-        expand(current_input, msgs)
+            # (`_expand_trace_for_msg` inlined: this runs for every message of every request)
+            if isinstance(msg, UserMessage) and (trace := msg.intermediate_trace).records:
+                records, cut = trace.ordered_cut(msg.create_ts)
+                if cut:
+                    msgs += records[:cut]
+                    append(msg)
+                    msgs += records[cut:]
+                else:
+                    append(msg)
+                    msgs += records
+            else:
+                append(msg)
+        self._expand_trace_for_msg(current_input, msgs)
         if intermediate_msgs:
             msgs += intermediate_msgs
-        if len({msg.msg_id for msg in msgs}) != len(msgs):  # one set of the ids tells; usually nothing to drop
+        if len(set(map(_msg_id, msgs))) != len(msgs):  # one set of the ids tells; usually nothing to drop
             msgs = _first_of_each_id(msgs)
         # Every message here is a validated message instance (its attributes were just read): the containers
         # are built without validating each message a second time, and stay `Message`-typed for dumps.
@@ -120,6 +136,10 @@ class ChatLLM(SDKTransport):
     # ----------------------------------------------------------------------------------- Phase 2
     def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]:
         """Model parameters from the settings, then `extra_params`, then the call's own `options`."""
+        return self._model_params(options)
+
+    def _model_params(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Phase 2 for a provider that takes every message in the conversation (`_configure_api_params`)."""
         params: dict[str, Any] = {"model": self.model}
         if self.temperature is not None:
             params["temperature"] = self.temperature
@@ -156,6 +176,21 @@ class ChatLLM(SDKTransport):
             raise
         # Built from `to_llm_request()` results, whose kinds `normalize` checks: no second validation pass.
         return LLMRequestMessages.model_construct(entries)
+
+    # ----------------------------------------------------------------------------------- Phases 1-5 in one
+    def _direct_request(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None,
+        intermediate_msgs: Sequence[BaseMessage] | None,
+        options: dict[str, Any],
+    ) -> tuple[dict[str, Any], list[Any]] | None:
+        """Provider hook: phases 1-5 in one walk from the stored messages to the parameters and the SDK's
+        message dicts, for a conversation the walk proves well formed (so phase 4 would leave it as it is):
+        each message is read once, while it is in the CPU's caches. None when it cannot (then the phases run
+        one after the other). Returns exactly what they would, and changes nothing when it returns None. By
+        default: None."""
+        return None
 
     # ----------------------------------------------------------------------------------- Phase 5
     def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]:
@@ -219,6 +254,9 @@ class ChatLLM(SDKTransport):
         **options: Any,
     ) -> dict[str, Any]:
         """The SDK call's keyword arguments for this conversation (no network; see the module docstring)."""
+        direct = self._direct_request(current_input, conversation, intermediate_msgs, options)
+        if direct is not None:
+            return self._assemble_api_request(*direct, tools)
         ctx = self.construct_prompt_context(current_input, conversation, intermediate_msgs)
         params = self._configure_api_params(ctx, options)
         request_msgs = self.format_to_request_msgs(ctx)
