@@ -370,17 +370,7 @@ def test_recorded_loops_under_the_settings_that_change_the_request(
 
 
 # ------------------------------------------------------------------------------ sent through the SDK
-_ZAI_STRIPS = "R18: zai-sdk strips 'data:image/...;base64,' off image URLs in the messages it is given, in place: the \
-history's converted messages, shared by the builder's requests, change with the first send (the wire is the same)"
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_ZAI_STRIPS)) if n.startswith("zhipu/") else n
-        for n in REPLIES
-    ],
-)
+@pytest.mark.parametrize("name", REPLIES)
 def test_a_loop_sent_through_the_sdk_is_the_fresh_request_at_every_step(name: str) -> None:
     """A loop as the chain runs it: each step's request from the builder is sent through the provider's SDK
     (answered by the recording, a stream as a stream) and the reply read from it is the next step. Every request
