@@ -238,12 +238,11 @@ def test_live_recorded_containers_of_the_history_and_of_the_steps_are_the_fresh_
     assert builder.fresh == 0
 
 
-@pytest.mark.xfail(strict=True, reason="R18: a container that expires mid-turn is still named by the reused request")
 @pytest.mark.parametrize("where", ["history", "step"])
 def test_a_recorded_container_that_expires_mid_turn_is_dropped_as_a_fresh_build_drops_it(where: str) -> None:
     """The container of the history's reply (or of the first step's) expires between two steps: a fresh build
-    leaves it out (the API refuses an expired container: a 400 for the rest of the turn); the builder, which
-    converted it while it lived, still names it. Documented in `request_builder.py` ("Time does not enter")."""
+    leaves it out (the API refuses an expired container: a 400 for the rest of the turn), and so does the
+    builder, which converted it while it lived (regression R18: it still named it)."""
     name = "anthropic/container_reuse"
     reply = _replies(name)[0]
     soon = datetime.now(UTC) + timedelta(seconds=1)
@@ -261,7 +260,10 @@ def test_a_recorded_container_that_expires_mid_turn_is_dropped_as_a_fresh_build_
     while datetime.now(UTC) <= soon:  # the container expires (no assertion on time: a wait for it)
         time.sleep(0.05)
     second = [*first, *_as_step(_with_container(reply, "cont_1", soon - timedelta(days=1), call=True), "s1")]
-    assert builder.build(second, TOOLS) == _fresh(builder, second, TOOLS)
+    request = builder.build(second, TOOLS)
+    assert request == _fresh(builder, second, TOOLS)
+    assert request.get("container") == ("cont_h" if where == "step" else None)  # the latest one alive
+    assert (builder.reused, builder.fresh) == (3, 0)  # the converted messages were reused all along
 
 
 # ------------------------------------------------------------------------------- a changing history
