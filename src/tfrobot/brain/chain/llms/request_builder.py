@@ -27,13 +27,24 @@ The cut is where no phase of the pipeline looks across it, which the builder che
   (reasoning replay of `tool_turns` looks at the whole turn) and no two steps' API messages would have been
   joined; otherwise the suffix is converted whole each step, which is still O(turn).
 
-When a check fails the step is built fresh, and so is every later step of the turn. The builder takes the
-history and input as they are at its first request: a chain makes one per turn, during which its history
-does not change; a changed history needs a new builder. The suffix is compared by identity with the one
-of the step before: a list that is not that list plus new messages is converted again from the cut. The
-parameters a conversion adds by the clock are decided again at every `build`, as a fresh build decides
-them then: an Anthropic container that expires during the turn is dropped from the steps after it (the API
-refuses an expired one), by converting again, alone, only the latest replies with server-side blocks.
+When a check fails the step is built fresh, and so is every later step of the turn.
+
+The contract on what changes during the turn, a snapshot of it taken as it goes: the builder copies the
+history *list* when it is made (a message appended to the caller's list later is not sent), and converts the
+history's messages and the input at its first request; the suffix is compared by identity with the one of
+the step before (a list that is not that list plus new messages is converted again from the cut), and each
+of its messages is converted when it first comes. A message object edited in place after its conversion is
+sent as it was converted; media read by path is read once per turn, when its message is first converted
+(a chart file a tool rewrites each step goes out as each step read it; a file removed later fails nothing).
+A chain makes one builder per turn, during which its history does not change: a changed history needs a new
+builder. Files are read again, as they are then, where the builder converts a step's messages again: the
+steps after a reply without calls (the suffix is then converted whole at every request) and the last step
+when messages are added to it; a step built fresh (a check failed) converts everything as it is then.
+
+Time is the one input decided again at every `build`: the parameters a conversion adds by the clock are
+those a fresh build would add then: an Anthropic container that expires during the turn is dropped from the
+steps after it (the API refuses an expired one), by converting again, alone, only the latest replies with
+server-side blocks (`_added_now`).
 
 Every request is a new dict holding a new list of messages; the prefix's API message dicts are shared by
 all of them and never changed (the adapters' `_assemble_api_request` and `place_breakpoints` replace what
