@@ -92,6 +92,7 @@ def _sdk_owned(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _edited_by_sdk(msg: Any) -> bool:
+    """Whether the SDK would edit `msg`: only those are copied, so a send costs what its images cost."""
     content = msg.get("content") if isinstance(msg, dict) else None
     return isinstance(content, list) and any(_data_image(part) for part in content)
 
