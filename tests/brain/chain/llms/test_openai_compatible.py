@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 from pathlib import Path
@@ -10,7 +11,16 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.brain.chain.llms.conftest import TOOLS, Recorder, check_golden, conversation, current_turn, handler, sse
+from tests.brain.chain.llms.conftest import (
+    TOOLS,
+    Recorder,
+    check_golden,
+    conversation,
+    current_turn,
+    handler,
+    image,
+    sse,
+)
 from tfrobot.brain.chain.llms import (
     AuthenticationError,
     DoubaoChat,
@@ -19,7 +29,7 @@ from tfrobot.brain.chain.llms import (
     OpenAIChat,
     ZhipuChat,
 )
-from tfrobot.schema.message import AssistantTextMessage, TextMessage
+from tfrobot.schema.message import AssistantTextMessage, ImageMessage, TextMessage
 
 CASES: dict[str, tuple[type[OpenAIChat], str, str]] = {
     "zhipu": (ZhipuChat, "zai", "/api/paas/v4/chat/completions"),
@@ -168,3 +178,24 @@ def test_zhipu_takes_its_key_from_either_variable(variable: str, monkeypatch: py
     turn, chain = current_turn()
     chat.generate(turn, [], TOOLS, intermediate_msgs=chain)
     assert recorder.headers[0]["authorization"].startswith("Bearer ")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["generate", "stream"])
+def test_zhipu_sends_image_data_urls_without_changing_the_request(stream: bool) -> None:
+    """Regression (R18): `zai-sdk` strips `data:image/...;base64,` off the image URLs of the messages it is
+    given, in place, so a request sent was changed (and with it every later step's request of a
+    `RequestBuilder`, which share the history's messages). The SDK gets copies: the request stays as built,
+    and the wire carries what the SDK makes of it (the bare base64)."""
+    recorder = Recorder()
+    chat = llm("zhipu", recorder, lambda body: (200, stream_body("m1") if stream else completion("m1"), {}))
+    request = chat.construct_request_params(ImageMessage(content=image("a cat")), [TextMessage(content="Hi.")])
+    kept = copy.deepcopy(request)
+    url = next(p for p in request["messages"][-1]["content"] if p["type"] == "image_url")["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,")
+    if stream:
+        list(chat.stream_request(request, None))
+    else:
+        chat.generate_request(request, None)
+    assert request == kept
+    sent = next(p for p in recorder.bodies[0]["messages"][-1]["content"] if p["type"] == "image_url")
+    assert sent["image_url"]["url"] == url.split("base64,")[-1]

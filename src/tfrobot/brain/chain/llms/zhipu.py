@@ -6,6 +6,11 @@ Differences from OpenAI: `max_tokens` (not `max_completion_tokens`), no `stream_
 `name`, video by URL in user turns, no audio or file parts, and the SDK has no async client. GLM
 reasoning models return `reasoning_content`; it is sent back as the model's profile says (the running
 tool loop for GLM, every tool-calling turn for DeepSeek models served here).
+
+`zai-sdk` strips the `data:image/...;base64,` prefix off the image URLs of the messages it is given, in
+place (`drop_prefix_image_data`); a request's messages are shared (a `RequestBuilder`'s steps share the
+history's message dicts, a caller may keep the request), so the SDK is handed copies of only the messages
+it would edit (`_sdk_owned`): what we built stays as built, and the bytes sent are the same.
 """
 
 from __future__ import annotations
@@ -66,6 +71,42 @@ class ZhipuChat(OpenAIChat):
                 kwargs["api_key"] = found
         return sdk.ZhipuAiClient(**kwargs)
 
+    def _send(self, params: dict[str, Any]) -> Any:
+        return super()._send(_sdk_owned(params))
+
+    def _stream_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        return super()._stream_params(_sdk_owned(params))
+
     async def _asend(self, params: dict[str, Any]) -> Any:
         """The sync client in a worker thread: a chain's turn (async) would otherwise fail before any call."""
         return await asyncio.to_thread(self._send, params)
+
+
+def _sdk_owned(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` with the messages `zai-sdk` edits in place (`drop_prefix_image_data`: a content list holding an
+    `image_url` part whose URL is a `data:image/` URL) replaced by copies; `params` itself is not changed."""
+    msgs = params.get("messages")
+    if not isinstance(msgs, list) or not any(_edited_by_sdk(msg) for msg in msgs):
+        return params
+    return {**params, "messages": [_copy_images(msg) if _edited_by_sdk(msg) else msg for msg in msgs]}
+
+
+def _edited_by_sdk(msg: Any) -> bool:
+    """Whether the SDK would edit `msg`: only those are copied, so a send costs what its images cost."""
+    content = msg.get("content") if isinstance(msg, dict) else None
+    return isinstance(content, list) and any(_data_image(part) for part in content)
+
+
+def _data_image(part: Any) -> bool:
+    """An `image_url` part the SDK rewrites (it tests exactly this before splitting at `base64,`)."""
+    if not isinstance(part, dict) or part.get("type") != "image_url" or not isinstance(part.get("image_url"), dict):
+        return False
+    url = part["image_url"].get("url")
+    return isinstance(url, str) and url.startswith("data:image/")
+
+
+def _copy_images(msg: dict[str, Any]) -> dict[str, Any]:
+    """`msg` with a new content list whose image parts (and their `image_url` dicts) are new: the SDK's edit
+    lands on them; the other parts, which it does not touch, are shared."""
+    parts = [{**part, "image_url": dict(part["image_url"])} if _data_image(part) else part for part in msg["content"]]
+    return {**msg, "content": parts}
