@@ -64,8 +64,9 @@ def serve_fails(
     port: int | None = None,
     env: Mapping[str, str | None] | None = None,
 ) -> str:
-    """`tfrobot serve` of `robots` that must exit by itself with code 2 (a start-up error) within 30 s; its
-    output. One that starts instead is stopped and fails the test with what it answered."""
+    """`tfrobot serve` of `robots` that must exit by itself with code 2 (a start-up error) within 60 s (tests
+    start several at once on two shared cores); its output. One that starts instead is stopped and fails the
+    test with what it answered."""
     write_config(config, robots, settings)
     given, port = port, port or free_port()
     proc = subprocess.Popen(
@@ -77,7 +78,7 @@ def serve_fails(
         stdin=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while proc.poll() is None and time.monotonic() < deadline:
         # a server answering on a port of its own: it started (a given port may be another server's)
         if given is None and _answers(url) and proc.poll() is None:
