@@ -132,17 +132,23 @@ _ONE_WORKER_DIRS = frozenset({"e2e", "security"})
 """Test directories whose real servers (and Chromium) are session-scoped: each runs whole on one xdist worker."""
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under `pytest -n 2 --dist loadgroup` (`make pytest`), keep each module on one worker, so that what its
-    module-scoped fixtures start (servers, seeded databases) starts once, and keep each of `_ONE_WORKER_DIRS`
-    on one worker, so that their session-scoped servers start once. Before xdist reads the groups (tryfirst)."""
-    if config.getoption("dist", default="no") != "loadgroup":
-        return
-    for item in items:
-        parts = item.path.relative_to(config.rootpath).parts
-        group = parts[1] if len(parts) > 2 and parts[1] in _ONE_WORKER_DIRS else "/".join(parts)
-        item.add_marker(pytest.mark.xdist_group(group))
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`pytest -n 2 --dist loadfile` (`make pytest`): each test file on one worker, so that its module-scoped
+    fixtures (servers, seeded databases) start once, and each of `_ONE_WORKER_DIRS` whole on one worker, so
+    that their session-scoped servers start once. (xdist's `loadgroup` marks do not group under pytest 9.2:
+    they rename `item._nodeid`, which pytest no longer reads.)"""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # only called with xdist installed
+
+    class _ByFileAndServerDir(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            parts = path.split("/")
+            return "/".join(parts[:2]) if len(parts) > 2 and parts[1] in _ONE_WORKER_DIRS else path
+
+    return _ByFileAndServerDir(config, log)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -144,8 +144,13 @@ def _environment(changes: Mapping[str, str | None]) -> dict[str, str]:
     return env
 
 
+STARTUP_SECONDS = 90
+"""How long a `tfrobot serve` may take to answer: tests start several at once, beside other test processes,
+on two shared cores (30 s was too short at a load of 12)."""
+
+
 def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"tfrobot serve exited with {proc.returncode}:\n{log.read_text()}")
@@ -156,4 +161,4 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
                     return
         except OSError:
             time.sleep(0.1)
-    raise RuntimeError(f"tfrobot serve did not answer at {url} in 30 s:\n{log.read_text()}")
+    raise RuntimeError(f"tfrobot serve did not answer at {url} in {STARTUP_SECONDS} s:\n{log.read_text()}")
