@@ -55,8 +55,13 @@ lint: $(STAMP) ## ruff check + format check
 typecheck: $(STAMP) ## mypy --strict on src/
 	$(BIN)/mypy --strict src
 
-pytest: $(STAMP) $(CONSOLE) ## The test suite only (tests/e2e needs the console build and Chromium)
-	$(BIN)/pytest -q
+# Two xdist workers, one per core: a test file stays on one worker (its module-scoped servers start once),
+# tests/e2e and tests/security each whole on one (their session servers); tests/conftest.py groups them.
+# PYTEST_WORKERS=0 runs in this process.
+PYTEST_WORKERS ?= 2
+
+pytest: $(STAMP) $(CONSOLE) ## The test suite only (tests/e2e needs the console build and Chromium); 2 workers
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 test: lint typecheck webcheck web chromium pytest ## Everything CI runs (Python and console, e2e in Chromium)
 
