@@ -69,11 +69,14 @@ lint: $(STAMP) ## ruff check + format check + the layer contracts (lint-imports,
 typecheck: $(STAMP) ## mypy --strict on src/
 	$(BIN)/mypy --strict src
 
-# Coverage of `make pytest` (docs/contracts.md); `make pytest COV=` runs without it (about half the CPU time).
+# Two xdist workers, one per core: a test file stays on one worker (its module-scoped servers start once),
+# tests/e2e and tests/security each whole on one (their session servers); tests/conftest.py groups them.
+# PYTEST_WORKERS=0 runs in this process. Coverage (docs/contracts.md): `make pytest COV=` runs without it.
+PYTEST_WORKERS ?= 2
 COV ?= --cov=tfrobot --cov=tfrobotserver --cov-branch
 
-pytest: $(STAMP) $(CONSOLE) ## The test suite with line and branch coverage and its floor ([tool.coverage]; e2e needs Chromium)
-	$(BIN)/pytest -q $(COV)
+pytest: $(STAMP) $(CONSOLE) ## The test suite on 2 workers, with line and branch coverage and its floor (e2e needs Chromium)
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile $(COV)
 
 test: lint typecheck webcheck web chromium pytest ## Everything CI runs (Python and console, e2e in Chromium)
 

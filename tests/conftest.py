@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, TypeVar
 
 import asyncpg
@@ -104,6 +106,49 @@ async def store(store_url: str) -> AsyncIterator[SQLMessageStore]:
     store = SQLMessageStore(store_url)
     yield store
     await store.aclose()
+
+
+E2E_PERF_FILE = Path(__file__).resolve().parents[1] / "build" / "e2e-perf.json"
+"""The figures the browser tests measure (`tests.e2e.conftest.record_perf`). Its run-wide hooks live here, as
+this conftest is the one the whole run (xdist's controller included) loads before collecting."""
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A fresh figures file per run: removed by the run, not by its xdist workers (a worker starting late would
+    remove what another recorded)."""
+    if not hasattr(session.config, "workerinput"):
+        E2E_PERF_FILE.unlink(missing_ok=True)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the figures the browser tests measured (also kept in build/e2e-perf.json)."""
+    if E2E_PERF_FILE.is_file():
+        terminalreporter.section("console performance (Chromium, ms)")
+        for key, value in json.loads(E2E_PERF_FILE.read_text()).items():
+            terminalreporter.write_line(f"{key:45} {value:>9.1f}")
+
+
+_ONE_WORKER_DIRS = frozenset({"e2e", "security"})
+"""Test directories whose real servers (and Chromium) are session-scoped: each runs whole on one xdist worker."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`pytest -n 2 --dist loadfile` (`make pytest`): each test file on one worker, so that its module-scoped
+    fixtures (servers, seeded databases) start once, and each of `_ONE_WORKER_DIRS` whole on one worker, so
+    that their session-scoped servers start once. (xdist's `loadgroup` marks do not group under pytest 9.2:
+    they rename `item._nodeid`, which pytest no longer reads.)"""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # only called with xdist installed
+
+    class _ByFileAndServerDir(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            parts = path.split("/")
+            return "/".join(parts[:2]) if len(parts) > 2 and parts[1] in _ONE_WORKER_DIRS else path
+
+    return _ByFileAndServerDir(config, log)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -64,8 +64,9 @@ def serve_fails(
     port: int | None = None,
     env: Mapping[str, str | None] | None = None,
 ) -> str:
-    """`tfrobot serve` of `robots` that must exit by itself with code 2 (a start-up error) within 30 s; its
-    output. One that starts instead is stopped and fails the test with what it answered."""
+    """`tfrobot serve` of `robots` that must exit by itself with code 2 (a start-up error) within 60 s (tests
+    start several at once on two shared cores); its output. One that starts instead is stopped and fails the
+    test with what it answered."""
     write_config(config, robots, settings)
     given, port = port, port or free_port()
     proc = subprocess.Popen(
@@ -77,7 +78,7 @@ def serve_fails(
         stdin=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while proc.poll() is None and time.monotonic() < deadline:
         # a server answering on a port of its own: it started (a given port may be another server's)
         if given is None and _answers(url) and proc.poll() is None:
@@ -143,8 +144,13 @@ def _environment(changes: Mapping[str, str | None]) -> dict[str, str]:
     return env
 
 
+STARTUP_SECONDS = 90
+"""How long a `tfrobot serve` may take to answer: tests start several at once, beside other test processes,
+on two shared cores (30 s was too short at a load of 12)."""
+
+
 def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"tfrobot serve exited with {proc.returncode}:\n{log.read_text()}")
@@ -155,4 +161,4 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
                     return
         except OSError:
             time.sleep(0.1)
-    raise RuntimeError(f"tfrobot serve did not answer at {url} in 30 s:\n{log.read_text()}")
+    raise RuntimeError(f"tfrobot serve did not answer at {url} in {STARTUP_SECONDS} s:\n{log.read_text()}")

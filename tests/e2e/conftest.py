@@ -8,6 +8,7 @@ it first). Playwright never downloads a browser here: it launches `/usr/bin/chro
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import socket
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Request, expect, sync_playwright
 
+from tests.conftest import E2E_PERF_FILE
 from tfrobot.brain.memory import SQLMessageStore
 from tfrobot.schema.message import BaseMessage
 
@@ -42,7 +44,6 @@ CHROMIUM_ARGS = [
 # first page took 5 s, the assertions' default wait.
 expect.set_options(timeout=15_000)
 SCREENSHOTS = Path(os.environ.get("TFROBOT_SCREENSHOTS", ROOT / "build" / "e2e-screenshots"))
-PERF_FILE = ROOT / "build" / "e2e-perf.json"
 
 
 def _free_port() -> int:
@@ -188,18 +189,6 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    PERF_FILE.unlink(missing_ok=True)
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Print the figures the browser tests measured (also kept in build/e2e-perf.json)."""
-    if PERF_FILE.is_file():
-        terminalreporter.section("console performance (Chromium, ms)")
-        for key, value in json.loads(PERF_FILE.read_text()).items():
-            terminalreporter.write_line(f"{key:45} {value:>9.1f}")
-
-
 HANG_MS = 60_000
 """What a measured console interaction may take before the test calls it broken. Figures are printed, not
 asserted (speed claims live in bench/ and in the printed figures): on a CI machine shared with servers,
@@ -210,10 +199,12 @@ def record_perf(key: str, value: float) -> None:
     """Keep a measured figure in build/e2e-perf.json (the README quotes them); a figure past `HANG_MS` fails
     the test, as a hang."""
     assert value < HANG_MS, f"{key}: {value:.0f} ms, past {HANG_MS} ms: the console hung"
-    PERF_FILE.parent.mkdir(parents=True, exist_ok=True)
-    figures = json.loads(PERF_FILE.read_text()) if PERF_FILE.is_file() else {}
-    figures[key] = round(value, 1)
-    PERF_FILE.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    E2E_PERF_FILE.parent.mkdir(parents=True, exist_ok=True)
+    with E2E_PERF_FILE.with_suffix(".lock").open("w") as lock:  # xdist workers: one read-and-write at a time
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        figures = json.loads(E2E_PERF_FILE.read_text()) if E2E_PERF_FILE.is_file() else {}
+        figures[key] = round(value, 1)
+        E2E_PERF_FILE.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
 
 
 def seed_store(db: Path, conversations: Iterable[list[BaseMessage]], scope: str = "demo") -> None:

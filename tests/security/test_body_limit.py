@@ -65,7 +65,8 @@ def _send_large(served: Served, *, chunked: bool) -> tuple[int, bytes, int]:
 
 
 def test_a_48_mb_body_is_413_before_it_is_read_and_memory_stays_flat(guarded: Served) -> None:
-    with httpx.Client(base_url=guarded.url) as client:  # warm the route up: its first call allocates caches
+    # warm the route up: its first call allocates caches (and took past httpx's default 5 s beside other tests)
+    with httpx.Client(base_url=guarded.url, timeout=60) as client:
         small = {"file_name": "warm.txt", "content_base64": base64.b64encode(b"warm up").decode()}
         assert client.post(INGEST, json=small).status_code == 200
     time.sleep(0.2)

@@ -19,11 +19,11 @@ from ..conftest import pg_execute, run_sync
 SERVER_TABLES = "memory_docs, graph_nodes, graph_edges, component_configs, config_changes, robot_claims"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def server_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty server database of each kind (the message store's tables migrated on PostgreSQL)."""
+def empty_server_database(request: pytest.FixtureRequest, directory: Path) -> str:
+    """An empty server database of the kind `request.param` names: a SQLite file in `directory`, or this
+    session's PostgreSQL database with the server's tables dropped (the message store's left migrated)."""
     if request.param == "sqlite":
-        return f"sqlite+aiosqlite:///{tmp_path / 'server.sqlite3'}"
+        return f"sqlite+aiosqlite:///{directory / 'server.sqlite3'}"
     url: str = request.getfixturevalue("pg_url")
     run_sync(
         pg_execute(
@@ -33,6 +33,12 @@ def server_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         )
     )
     return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def server_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty server database of each kind (the message store's tables migrated on PostgreSQL)."""
+    return empty_server_database(request, tmp_path)
 
 
 @pytest.fixture

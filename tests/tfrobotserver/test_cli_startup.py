@@ -6,6 +6,8 @@ tracebacks instead of the file, the entry, the value and the fix, with exit code
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -32,38 +34,53 @@ def test_a_second_server_on_a_port_in_use_leaves_the_first_servers_secret(tmp_pa
         assert "Traceback" not in out
 
 
-@pytest.mark.parametrize(
-    ("robot", "expected"),
-    [
-        (
-            "name: bot\nllm: [oops\n",
-            "bot.yaml: line 3, column 1: expected ',' or ']', but got '<stream end>' while parsing a flow "
-            "sequence; fix the YAML there",
-        ),
-        ("name: bot\nllm: {provider: scripted}\ntools: [teleport]\n", "unknown built-in tool 'teleport'"),
-        (
-            "name: bot\nllm: {provider: scripted}\ntools: [nowhere.mod:fn]\n",
-            "tools[0] (nowhere.mod:fn): cannot import module 'nowhere.mod'",
-        ),
-        (
-            "name: bot\nllm: {provider: scripted}\nmax_steps: many\n",
-            "bot.yaml: max_steps: Input should be a valid integer, unable to parse string as an integer "
-            "(got 'many'); fix it in the file",
-        ),
-        (
-            "name: bot\nllm: {provider: scripted}\ntools:\n  - {mcp: ghost, command: /nonexistent/server}\n",
-            "bot.yaml (tools): tools[0]: MCP server 'ghost' (/nonexistent/server) did not start",
-        ),
-    ],
-    ids=["bad-yaml", "unknown-tool", "missing-module", "bad-field", "mcp-command-not-found"],
-)
-def test_start_up_errors_are_a_line_with_the_fix_and_exit_code_2(tmp_path: Path, robot: str, expected: str) -> None:
-    out = serve_fails(tmp_path, {"bot.yaml": robot})
+BAD_ROBOTS = {
+    "bad-yaml": (
+        "name: bot\nllm: [oops\n",
+        "bot.yaml: line 3, column 1: expected ',' or ']', but got '<stream end>' while parsing a flow "
+        "sequence; fix the YAML there",
+    ),
+    "unknown-tool": ("name: bot\nllm: {provider: scripted}\ntools: [teleport]\n", "unknown built-in tool 'teleport'"),
+    "missing-module": (
+        "name: bot\nllm: {provider: scripted}\ntools: [nowhere.mod:fn]\n",
+        "tools[0] (nowhere.mod:fn): cannot import module 'nowhere.mod'",
+    ),
+    "bad-field": (
+        "name: bot\nllm: {provider: scripted}\nmax_steps: many\n",
+        "bot.yaml: max_steps: Input should be a valid integer, unable to parse string as an integer "
+        "(got 'many'); fix it in the file",
+    ),
+    "mcp-command-not-found": (
+        "name: bot\nllm: {provider: scripted}\ntools:\n  - {mcp: ghost, command: /nonexistent/server}\n",
+        "bot.yaml (tools): tools[0]: MCP server 'ghost' (/nonexistent/server) did not start",
+    ),
+}
+"""Case id → (robot file, what its `cannot start:` line says)."""
+
+
+@pytest.fixture(scope="module")
+def refused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[Path, Future[str]]]]:
+    """Case id → (its config directory, the output of its refused `tfrobot serve`). All start at once, as each
+    start costs seconds of imports and none shares anything with another."""
+    with ThreadPoolExecutor(len(BAD_ROBOTS)) as pool:
+        started: dict[str, tuple[Path, Future[str]]] = {}
+        for case, (robot, _) in BAD_ROBOTS.items():
+            config = tmp_path_factory.mktemp(case)
+            started[case] = config, pool.submit(serve_fails, config, {"bot.yaml": robot})
+        yield started
+
+
+@pytest.mark.parametrize("case", BAD_ROBOTS)
+def test_start_up_errors_are_a_line_with_the_fix_and_exit_code_2(
+    refused: dict[str, tuple[Path, Future[str]]], case: str
+) -> None:
+    config, started = refused[case]
+    out = started.result()
     (line,) = [x for x in out.splitlines() if x.startswith("cannot start: ")]
-    assert expected in line, out
-    assert str(tmp_path / "bot.yaml") in line
+    assert BAD_ROBOTS[case][1] in line, out
+    assert str(config / "bot.yaml") in line
     assert "Traceback" not in out
-    assert not (tmp_path / "data" / "local-token").exists()
+    assert not (config / "data" / "local-token").exists()
 
 
 def test_telemetry_asked_for_but_switched_off_by_the_sdk_says_so(tmp_path: Path) -> None:
