@@ -37,6 +37,7 @@ from tfrobot.schema.message.discriminator import (
     register,
 )
 from tfrobot.schema.message.errors import MessageContractError
+from tfrobot.schema.message.lean import drop_defaults, make_lean, same_fields
 from tfrobot.schema.message.llms.llm_requests import (
     LLMFunctionMessage,
     LLMMessage,
@@ -185,6 +186,20 @@ class BaseMessage(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         register(cls)
+        make_lean(cls)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Keep only the informative fields in `__dict__` (`lean.py`: a third of a message's heap)."""
+        drop_defaults(self)
+
+    def __eq__(self, other: object) -> bool:
+        """Pydantic's equality, with fields read as attributes when the `__dict__`s differ: a field left out
+        of one (`lean.py`) equals the same default held in the other."""
+        if super().__eq__(other):
+            return True
+        return type(other) is type(self) and same_fields(self, cast(BaseModel, other))
+
+    __hash__ = None  # type: ignore[assignment]  # (defining __eq__ would otherwise make it hashable by id)
 
     @model_validator(mode="after")
     @python_only
@@ -268,6 +283,9 @@ class BaseMessage(BaseModel):
         if carriers:
             out += carriers
         return out
+
+
+make_lean(BaseMessage)
 
 
 def content_text(content: MessageContent) -> str:

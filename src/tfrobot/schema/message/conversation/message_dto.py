@@ -291,32 +291,34 @@ class AssistantTextMessage(AssistantMessage):
         return dumped
 
     def to_llm_request(self) -> LLMAssistantMessage:
-        fields = self.__dict__  # (one attribute read, then dict lookups: this runs for every reply of every request)
-        content = fields["content"]
-        scripts = fields["tfl_scripts"]
+        # One attribute read, then dict lookups (this runs for every reply of every request); a field holding its
+        # default may be missing from `__dict__` (`lean.py`), hence `get`.
+        fields = self.__dict__
+        content = fields.get("content", "")
+        scripts = fields.get("tfl_scripts")
         if scripts:
             for script in scripts:
                 if script not in content:
                     content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
-        calls, blocks, server = fields["tool_calls"], fields["reasoning_blocks"], fields["server_tool_blocks"]
-        texts = fields["text_blocks"]
+        calls, blocks, server = fields.get("tool_calls"), fields.get("reasoning_blocks"), fields.get("server_tool_blocks")
+        texts = fields.get("text_blocks")
         if server or texts:
             return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model, refusal, …
                 content or None,
                 list(calls) if calls else [],
-                fields["reasoning_content"],
+                fields.get("reasoning_content"),
                 list(blocks) if blocks else [],
-                fields["model"],
+                fields.get("model"),
                 None,
-                tuple(server),
-                tuple(texts),
+                tuple(server or ()),
+                tuple(texts or ()),
             )
         return LLMAssistantMessage(  # (the usual reply: the fields after `model` keep their defaults)
             content or None,
             list(calls) if calls else [],
-            fields["reasoning_content"],
+            fields.get("reasoning_content"),
             list(blocks) if blocks else [],
-            fields["model"],
+            fields.get("model"),
         )
 
 
