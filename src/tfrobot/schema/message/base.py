@@ -22,6 +22,7 @@ from pydantic import (
     Field,
     GetCoreSchemaHandler,
     JsonValue,
+    SerializeAsAny,
     model_validator,
 )
 from pydantic._internal._namespace_utils import MappingNamespace
@@ -113,7 +114,7 @@ class BaseMessage(BaseModel):
     model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True)
 
     role: Role = Field(description="Who speaks; selects the conversion branch.")
-    content: MessageContent = Field(
+    content: SerializeAsAny[MessageContent] = Field(  # (written by the value's own type: see `_OWN_SERIALIZER`)
         default=None,
         union_mode="left_to_right",
         exclude_if=IS_NONE,

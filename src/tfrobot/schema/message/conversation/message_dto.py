@@ -15,6 +15,7 @@ from pydantic import (
     AnyUrl,
     Field,
     GetCoreSchemaHandler,
+    SerializeAsAny,
     SerializerFunctionWrapHandler,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
@@ -363,5 +364,8 @@ Message: TypeAlias = Annotated[BaseMessage, DISPATCH]
 
 Equivalent to `BaseMessage` in any container or field; also right for a bare `TypeAdapter(Message)`."""
 
-UserAndAssMsg: TypeAlias = Annotated[UserMessage | AssistantMessage, Field(description="A user or assistant message.")]
-"""A user or assistant message, each restored as its own class."""
+UserAndAssMsg: TypeAlias = Annotated[
+    SerializeAsAny[UserMessage | AssistantMessage], Field(description="A user or assistant message.")
+]
+"""A user or assistant message, each restored as its own class and written by it: a union would check each message
+against its choices, which wants every field in `__dict__` (`lean.py`)."""
