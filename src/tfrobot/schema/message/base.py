@@ -38,7 +38,7 @@ from tfrobot.schema.message.discriminator import (
     register,
 )
 from tfrobot.schema.message.errors import MessageContractError
-from tfrobot.schema.message.lean import drop_defaults, make_lean, same_fields
+from tfrobot.schema.message.lean import drop_defaults, extra_for, make_lean, same_fields
 from tfrobot.schema.message.llms.llm_requests import (
     LLMFunctionMessage,
     LLMMessage,
@@ -192,6 +192,11 @@ class BaseMessage(BaseModel):
     def model_post_init(self, context: Any, /) -> None:
         """Keep only the informative fields in `__dict__` (`lean.py`: a third of a message's heap)."""
         drop_defaults(self)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Pydantic's, after giving back the extra-fields dict `lean.py` dropped when `name` is a new extra field."""
+        extra_for(self, name)
+        super().__setattr__(name, value)
 
     def __eq__(self, other: object) -> bool:
         """Pydantic's equality, with fields read as attributes when the `__dict__`s differ: a field left out

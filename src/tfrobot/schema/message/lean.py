@@ -88,12 +88,21 @@ def make_lean(cls: type[BaseModel]) -> None:
 
 def drop_defaults(model: BaseModel) -> None:
     """Rebuild `model.__dict__` without the fields that hold their dropped default (C loops only: this runs
-    for every message made). A `__dict__` not holding exactly the class's fields is left as it is."""
+    for every message made), and drop an empty extra-fields dict (pydantic reads None as none). A `__dict__`
+    not holding exactly the class's fields is left as it is."""
+    if not model.__pydantic_extra__:
+        object.__setattr__(model, "__pydantic_extra__", None)  # (pydantic keeps a new empty dict: 64 bytes)
     plan = _PLANS.get(type(model))
     fields = model.__dict__
     if plan is None or len(fields) != plan[0]:
         return
     object.__setattr__(model, "__dict__", dict(compress(fields.items(), map(ne, fields.values(), plan[1]))))
+
+
+def extra_for(model: BaseModel, name: str) -> None:
+    """Give `model` back an extra-fields dict before pydantic stores the unknown attribute `name` in it."""
+    if model.__pydantic_extra__ is None and name not in type(model).__pydantic_fields__:
+        object.__setattr__(model, "__pydantic_extra__", {})
 
 
 def same_fields(left: BaseModel, right: BaseModel) -> bool:
