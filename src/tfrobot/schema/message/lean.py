@@ -91,12 +91,14 @@ def drop_defaults(model: BaseModel) -> None:
     for every message made), and drop an empty extra-fields dict (pydantic reads None as none). A `__dict__`
     not holding exactly the class's fields is left as it is."""
     if not model.__pydantic_extra__:
-        object.__setattr__(model, "__pydantic_extra__", None)  # (pydantic keeps a new empty dict: 64 bytes)
+        _set(model, "__pydantic_extra__", None)  # (pydantic keeps a new empty dict: 64 bytes)
     plan = _PLANS.get(type(model))
     fields = model.__dict__
-    if plan is None or len(fields) != plan[0]:
-        return
-    object.__setattr__(model, "__dict__", dict(compress(fields.items(), map(ne, fields.values(), plan[1]))))
+    if plan is not None and len(fields) == plan[0]:
+        _set(model, "__dict__", dict(compress(fields.items(), map(ne, fields.values(), plan[1]))))
+
+
+_set: Final = object.__setattr__
 
 
 def extra_for(model: BaseModel, name: str) -> None:

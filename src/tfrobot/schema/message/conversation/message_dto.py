@@ -301,7 +301,11 @@ class AssistantTextMessage(AssistantMessage):
             for script in scripts:
                 if script not in content:
                     content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
-        calls, blocks, server = fields.get("tool_calls"), fields.get("reasoning_blocks"), fields.get("server_tool_blocks")
+        calls, blocks, server = (
+            fields.get("tool_calls"),
+            fields.get("reasoning_blocks"),
+            fields.get("server_tool_blocks"),
+        )
         texts = fields.get("text_blocks")
         if server or texts:
             return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model, refusal, …
