@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self, TypeAlias, cast, get_args
+from typing import Annotated, Any, Final, Literal, Self, TypeAlias, cast, get_args
 
 from pydantic import (
     AnyUrl,
@@ -22,7 +22,6 @@ from pydantic import (
     Field,
     GetCoreSchemaHandler,
     JsonValue,
-    SerializeAsAny,
     model_validator,
 )
 from pydantic._internal._namespace_utils import MappingNamespace
@@ -38,7 +37,6 @@ from tfrobot.schema.message.discriminator import (
     register,
 )
 from tfrobot.schema.message.errors import MessageContractError
-from tfrobot.schema.message.lean import drop_defaults, extra_for, make_lean, same_fields
 from tfrobot.schema.message.llms.llm_requests import (
     LLMFunctionMessage,
     LLMMessage,
@@ -92,6 +90,9 @@ class _WrittenAsList:
         return schema
 
 
+_object_setattr: Final = object.__setattr__
+
+
 def now_ms() -> int:
     """Current time in milliseconds: the resolution of `create_ts`, the trace's ordering key."""
     return time.time_ns() // 1_000_000
@@ -114,7 +115,7 @@ class BaseMessage(BaseModel):
     model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True)
 
     role: Role = Field(description="Who speaks; selects the conversion branch.")
-    content: SerializeAsAny[MessageContent] = Field(  # (written by the value's own type: see `_OWN_SERIALIZER`)
+    content: MessageContent = Field(
         default=None,
         union_mode="left_to_right",
         exclude_if=IS_NONE,
@@ -187,25 +188,19 @@ class BaseMessage(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         register(cls)
-        make_lean(cls)
 
     def model_post_init(self, context: Any, /) -> None:
-        """Keep only the informative fields in `__dict__` (`lean.py`: a third of a message's heap)."""
-        drop_defaults(self)
+        """Keep None, not a new empty dict, as the extra fields of a message that has none (issue 18: 64 bytes
+        per message). Pydantic reads None as "no extra fields" in dumps, equality, copies and `__getattr__`;
+        `__setattr__` gives the dict back before an unknown attribute is stored."""
+        if not self.__pydantic_extra__:
+            _object_setattr(self, "__pydantic_extra__", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        """Pydantic's, after giving back the extra-fields dict `lean.py` dropped when `name` is a new extra field."""
-        extra_for(self, name)
+        """Pydantic's, with the extra-fields dict given back first when `name` is a new extra field."""
+        if self.__pydantic_extra__ is None and name not in type(self).__pydantic_fields__:
+            _object_setattr(self, "__pydantic_extra__", {})
         super().__setattr__(name, value)
-
-    def __eq__(self, other: object) -> bool:
-        """Pydantic's equality, with fields read as attributes when the `__dict__`s differ: a field left out
-        of one (`lean.py`) equals the same default held in the other."""
-        if super().__eq__(other):
-            return True
-        return type(other) is type(self) and same_fields(self, cast(BaseModel, other))
-
-    __hash__ = None  # type: ignore[assignment]  # (defining __eq__ would otherwise make it hashable by id)
 
     @model_validator(mode="after")
     @python_only
@@ -289,9 +284,6 @@ class BaseMessage(BaseModel):
         if carriers:
             out += carriers
         return out
-
-
-make_lean(BaseMessage)
 
 
 def content_text(content: MessageContent) -> str:

@@ -277,15 +277,6 @@ def _publish_union(schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSch
     return json_schema
 
 
-_OWN_SERIALIZER: Final = core_schema.simple_ser_schema("any")
-"""How a message in a union is written: by its own class's serializer, which pydantic-core finds on the
-instance (`__pydantic_serializer__`, as `SerializeAsAny` does), not by trying the union's choices.
-
-A union's choices check the value they write, and a model's check wants every field in its `__dict__`, which a
-message does not keep (`lean.py`); the instance's own serializer writes it unchecked. It also spares the
-callable discriminator, a Python call for every message dumped."""
-
-
 def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) -> CoreSchema:
     """The core schema of `cls` used as a type: itself, or the tagged union of it and its descendants."""
     if cls in _OWN_BUILD.get() or not has_descendants(cls):
@@ -332,11 +323,7 @@ def message_union_schema(cls: type[BaseMessage], handler: GetCoreSchemaHandler) 
         return _publish_union(exact, handler)  # the published JSON Schema is that of the exact union
 
     union = core_schema.json_or_python_schema(
-        json_schema=from_json,
-        python_schema=exact,
-        ref=ref,
-        metadata={"pydantic_js_functions": [json_schema]},
-        serialization=_OWN_SERIALIZER,
+        json_schema=from_json, python_schema=exact, ref=ref, metadata={"pydantic_js_functions": [json_schema]}
     )
     return core_schema.definitions_schema(union, definitions) if definitions else union
 

@@ -15,7 +15,6 @@ from pydantic import (
     AnyUrl,
     Field,
     GetCoreSchemaHandler,
-    SerializeAsAny,
     SerializerFunctionWrapHandler,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
@@ -292,38 +291,32 @@ class AssistantTextMessage(AssistantMessage):
         return dumped
 
     def to_llm_request(self) -> LLMAssistantMessage:
-        # One attribute read, then dict lookups (this runs for every reply of every request); a field holding its
-        # default may be missing from `__dict__` (`lean.py`), hence `get`.
-        fields = self.__dict__
-        content = fields.get("content", "")
-        scripts = fields.get("tfl_scripts")
+        fields = self.__dict__  # (one attribute read, then dict lookups: this runs for every reply of every request)
+        content = fields["content"]
+        scripts = fields["tfl_scripts"]
         if scripts:
             for script in scripts:
                 if script not in content:
                     content = f"{content}\n```tfl\n{script}\n```" if content else f"```tfl\n{script}\n```"
-        calls, blocks, server = (
-            fields.get("tool_calls"),
-            fields.get("reasoning_blocks"),
-            fields.get("server_tool_blocks"),
-        )
-        texts = fields.get("text_blocks")
+        calls, blocks, server = fields["tool_calls"], fields["reasoning_blocks"], fields["server_tool_blocks"]
+        texts = fields["text_blocks"]
         if server or texts:
             return LLMAssistantMessage(  # content, tool_calls, reasoning_content, reasoning_blocks, model, refusal, …
                 content or None,
                 list(calls) if calls else [],
-                fields.get("reasoning_content"),
+                fields["reasoning_content"],
                 list(blocks) if blocks else [],
-                fields.get("model"),
+                fields["model"],
                 None,
-                tuple(server or ()),
-                tuple(texts or ()),
+                tuple(server),
+                tuple(texts),
             )
         return LLMAssistantMessage(  # (the usual reply: the fields after `model` keep their defaults)
             content or None,
             list(calls) if calls else [],
-            fields.get("reasoning_content"),
+            fields["reasoning_content"],
             list(blocks) if blocks else [],
-            fields.get("model"),
+            fields["model"],
         )
 
 
@@ -368,8 +361,5 @@ Message: TypeAlias = Annotated[BaseMessage, DISPATCH]
 
 Equivalent to `BaseMessage` in any container or field; also right for a bare `TypeAdapter(Message)`."""
 
-UserAndAssMsg: TypeAlias = Annotated[
-    SerializeAsAny[UserMessage | AssistantMessage], Field(description="A user or assistant message.")
-]
-"""A user or assistant message, each restored as its own class and written by it: a union would check each message
-against its choices, which wants every field in `__dict__` (`lean.py`)."""
+UserAndAssMsg: TypeAlias = Annotated[UserMessage | AssistantMessage, Field(description="A user or assistant message.")]
+"""A user or assistant message, each restored as its own class."""
