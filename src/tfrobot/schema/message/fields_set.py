@@ -54,17 +54,18 @@ for _name in (
 ):
     setattr(_SharedFieldsSet, _name, _refuse)
 
-_SHARED: dict[tuple[str, ...], _SharedFieldsSet] = {}
+SHARED_FIELDS_SETS: Final[dict[tuple[str, ...], set[str]]] = {}
+"""Tuple of a fields set (in its iteration order) -> the shared set equal to it; read by `model_post_init`."""
 
 
 def share(fields_set: set[str]) -> set[str]:
     """The shared set equal to `fields_set` (the same object for every equal set built in the same order)."""
     key = tuple(fields_set)
-    shared = _SHARED.get(key)
+    shared = SHARED_FIELDS_SETS.get(key)
     if shared is None:
-        if len(_SHARED) >= _MOST:
+        if len(SHARED_FIELDS_SETS) >= _MOST:
             return fields_set
-        shared = _SHARED[key] = _SharedFieldsSet(fields_set)
+        shared = SHARED_FIELDS_SETS[key] = _SharedFieldsSet(fields_set)
     return shared
 
 
