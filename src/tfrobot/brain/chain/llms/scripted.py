@@ -16,7 +16,6 @@ backreferences and lookarounds it leaves out) is refused when the rule is made.
 from __future__ import annotations
 
 import asyncio
-
 import json
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence

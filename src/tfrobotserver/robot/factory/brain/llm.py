@@ -49,9 +49,9 @@ from tfrobotserver.redaction import redact, redact_text
 from tfrobotserver.robot.factory.brain.conversations import no_nul
 from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
 from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
+from tfrobotserver.robot.factory.worker import off_loop
 from tfrobotserver.robot.problems import validation_problems
 from tfrobotserver.robot.tools import import_object
-from tfrobotserver.robot.factory.worker import off_loop
 from tfrobotserver.robot.turn import PreparedTurn, StepPreparer, TurnPreparer
 
 logger = logging.getLogger("tfrobotserver")
