@@ -172,12 +172,16 @@ def redact_args(args: list[str] | tuple[str, ...]) -> list[str]:
 def redact(value: Any, *, secret: bool = False) -> Any:
     """A JSON-like value (dicts, lists, scalars) with its credentials masked: every scalar under a secret-named
     key (at any depth below it) becomes `MASK` (but a mere `${VAR}` reference), every other string goes
-    through `redact_text`. Returns new containers; the input is not modified. `secret`: `value` sits under
-    a secret-named key."""
+    through `redact_text`. The input is not modified: a container holding something masked is a new one, one
+    holding nothing masked is returned as it is (a provider request of 20,000 messages is not copied whole:
+    the copy was most of the objects whose collection stalled the server). `secret`: `value` sits under a
+    secret-named key."""
     if isinstance(value, dict):
-        return {k: _redact_entry(k, v, secret) for k, v in value.items()}
+        shown = {k: _redact_entry(k, v, secret) for k, v in value.items()}
+        return value if all(shown[k] is v for k, v in value.items()) else shown
     if isinstance(value, list | tuple):
-        return [redact(item, secret=secret) for item in value]
+        items = [redact(item, secret=secret) for item in value]
+        return value if isinstance(value, list) and all(a is b for a, b in zip(items, value, strict=True)) else items
     if secret and value is not None and value != "" and not isinstance(value, bool):
         return value if isinstance(value, str) and _ENV_REFERENCE.fullmatch(value) else MASK
     if isinstance(value, str):
