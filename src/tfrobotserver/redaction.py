@@ -9,6 +9,11 @@ module, one set of rules:
 - a mapping entry whose *name* says it holds a secret (`password`, `api_key`, `x-api-key`, `Authorization`,
   `*_token`, `secret`, `cookie` …; see `is_secret_name`) has its scalar values replaced by `MASK`, nested
   ones included (the shape stays, so a reader still sees which settings are set);
+- under a request's headers (a mapping whose key ends in `headers`: `headers`, `extra_headers`,
+  `default_headers`) a broader rule, since gateways invent their own credential headers
+  (`Ocp-Apim-Subscription-Key`, `X-Portkey-Virtual-Key`): a header is masked when any word part of its name
+  (split at `-`, `_`, `.` and camelCase) is a credential word (key, token, secret, auth, password,
+  credential, signature, cookie, session …; see `_is_secret_header`);
 - in any text: a URL's password (`postgresql+asyncpg://u:SECRET@h/db` → `u:***@h/db`, the form SQLAlchemy's
   `render_as_string(hide_password=True)` gives), the value of a secret-named query parameter (`?key=…`),
   credentials after an HTTP auth scheme (`Bearer …`: a word with a digit or one of `._~+/=-`),
@@ -83,6 +88,47 @@ def is_secret_name(name: str) -> bool:
     return flat in _SECRET_NAMES or flat.endswith(_SECRET_SUFFIXES)
 
 
+_HEADER_WORDS = (
+    "key",
+    "token",
+    "secret",
+    "auth",
+    "authorization",
+    "authentication",
+    "password",
+    "passwd",
+    "pwd",
+    "credential",
+    "signature",
+    "sig",
+    "cookie",
+    "session",
+)
+"""Word parts that make a header a credential; a part matches as the word, its plural, or a compound ending in
+it (`apikey`, `accesstoken`)."""
+_HEADER_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+"""The word parts of a header's name: `X-ApiKey` → X, Api, Key; `OCP_APIM_KEY` → OCP, APIM, KEY."""
+_HEADERS_SUFFIX = "headers"
+
+
+def _is_secret_header(name: str) -> bool:
+    """Whether an HTTP header called `name` holds a credential: any word part of it is a credential word
+    (`Ocp-Apim-Subscription-Key`, `X-Portkey-Virtual-Key`, `X-Auth-Token`, `Set-Cookie`, `X-Session-Id`), or
+    `is_secret_name` says so; `Content-Type`, `X-Request-Id` and `Accept` do not."""
+    for part in _HEADER_PARTS.findall(name):
+        word = part.lower()
+        if word.endswith("s") and word[:-1] in _HEADER_WORDS:
+            return True
+        if any(word == w or (len(w) > 3 and word.endswith(w)) for w in _HEADER_WORDS):
+            return True
+    return is_secret_name(name)
+
+
+def _is_headers(key: Any) -> bool:
+    """Whether a mapping under `key` is a request's headers (`headers`, `extra_headers`, `defaultHeaders`)."""
+    return isinstance(key, str) and key.lower().replace("-", "_").endswith(_HEADERS_SUFFIX)
+
+
 _VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 """An environment variable's name (`OPENAI_API_KEY`): "no API key: OPENAI_API_KEY is not set" names where a
 key belongs, not a key (keys are not upper-case words joined by underscores)."""
@@ -126,12 +172,16 @@ def redact_args(args: list[str] | tuple[str, ...]) -> list[str]:
 def redact(value: Any, *, secret: bool = False) -> Any:
     """A JSON-like value (dicts, lists, scalars) with its credentials masked: every scalar under a secret-named
     key (at any depth below it) becomes `MASK` (but a mere `${VAR}` reference), every other string goes
-    through `redact_text`. Returns new containers; the input is not modified. `secret`: `value` sits under
-    a secret-named key."""
+    through `redact_text`. The input is not modified: a container holding something masked is a new one, one
+    holding nothing masked is returned as it is (a provider request of 20,000 messages is not copied whole:
+    the copy was most of the objects whose collection stalled the server). `secret`: `value` sits under a
+    secret-named key."""
     if isinstance(value, dict):
-        return {k: _redact_entry(k, v, secret) for k, v in value.items()}
+        shown = {k: _redact_entry(k, v, secret) for k, v in value.items()}
+        return value if all(shown[k] is v for k, v in value.items()) else shown
     if isinstance(value, list | tuple):
-        return [redact(item, secret=secret) for item in value]
+        items = [redact(item, secret=secret) for item in value]
+        return value if isinstance(value, list) and all(a is b for a, b in zip(items, value, strict=True)) else items
     if secret and value is not None and value != "" and not isinstance(value, bool):
         return value if isinstance(value, str) and _ENV_REFERENCE.fullmatch(value) else MASK
     if isinstance(value, str):
@@ -145,6 +195,11 @@ def _redact_entry(key: Any, value: Any, secret: bool) -> Any:
         return redact_args(value)
     if key == _PROCESS_ENV and isinstance(value, dict):
         return {name: redact(item, secret=True) for name, item in value.items()}
+    if _is_headers(key) and isinstance(value, dict):
+        return {
+            name: redact(item, secret=secret or (isinstance(name, str) and _is_secret_header(name)))
+            for name, item in value.items()
+        }
     return redact(value, secret=secret or (isinstance(key, str) and is_secret_name(key)))
 
 

@@ -165,11 +165,6 @@ def _links(page: Page) -> int:
     return page.locator("[data-testid='server-block'] a").count()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R15: ServerBlocks renders every cited source of a block as a link (no cap, no virtualisation): an "
-    "answer citing 20,000 sources puts 20,000 links in the trace explorer and the chat (12-18 s to open)",
-)
 def test_twenty_thousand_citations_do_not_all_become_links_at_once(hpage: Page) -> None:
     """Attack: one answer citing 20,000 sources with a 2.4 MB code block, in the trace explorer and the chat."""
     shown: dict[str, int] = {}
@@ -188,11 +183,6 @@ def test_twenty_thousand_citations_do_not_all_become_links_at_once(hpage: Page) 
     assert all(n <= LINKS_SHOWN_AT_ONCE for n in shown.values()), shown
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R15: the chat renders every cited source of every turn of a resumed conversation: 100 turns x 1,000 "
-    "citations put 100,000 links in the page, blocking its main thread ~13 s in one task",
-)
 def test_a_long_conversation_full_of_citations_opens_in_the_chat(hpage: Page) -> None:
     """Attack: 100 turns each citing 1,000 sources resumed in the chat, which renders every turn (the trace
     explorer renders only the opened turn's steps)."""

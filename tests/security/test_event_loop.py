@@ -156,12 +156,6 @@ async def test_a_catastrophic_rule_pattern_and_an_invalid_one(server: Server) ->
         assert status == 200, body
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R15: aplay builds and sends a playground draft on the event loop: a draft of 20,000 short messages "
-    "(~800 KB, far under the body limit) stalls every other client for seconds (100,000: 23 s scripted, 65 s "
-    "OpenAI)",
-)
 async def test_a_playground_draft_of_twenty_thousand_messages(server: Server) -> None:
     """R15 attack: the playground's `aplay` with a long edited conversation (user and assistant turns)."""
     messages: list[dict[str, str]] = []

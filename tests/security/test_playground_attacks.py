@@ -516,12 +516,6 @@ def _no_gateway_secret_in(text: str, where: str) -> list[str]:
     return [f"{where}: {name}" for name, value in GATEWAY_HEADERS.items() if value in text]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R15: a gateway's credential header whose name redaction does not know (`Ocp-Apim-Subscription-Key`, "
-    "`X-Portkey-Virtual-Key`) is shown to a read token in the Request view (astep_request), the dry run, the "
-    "playground's request and the configuration (is_secret_name misses `*-subscription-key` / `*-virtual-key`)",
-)
 def test_a_gateway_credential_header_is_masked_in_every_request_view(served: tuple[str, Path]) -> None:
     """Attack: a read-token holder opens the Request view of a step, the dry run and the configuration of a robot
     that reaches its provider through a gateway; a write-token holder sends the step to the playground."""

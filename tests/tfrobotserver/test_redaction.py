@@ -136,3 +136,30 @@ def test_log_lines_show_control_characters_escaped(caplog: pytest.LogCaptureFixt
         logger.filters.clear()
     assert all(raw not in caplog.text for raw in ("\x00", "\r", "\x1b"))
     assert caplog.messages[0] == "no confirmation a\\x00b\\x1b[31m\\x0dFAKE LINE"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Ocp-Apim-Subscription-Key",
+        "X-Portkey-Virtual-Key",
+        "X-ApiKey",
+        "X-Auth-Token",
+        "Set-Cookie",
+        "X-Session-Id",
+        "X-Amz-Signature",
+        "X-Client-Secret",
+        "X-Credentials",
+        "APIKey",
+    ],
+)
+def test_a_credential_header_a_gateway_invents_is_masked(header: str) -> None:
+    """R15: headers are masked by the word parts of their name, not only by the names `is_secret_name` knows."""
+    shown = redact({"params": {"extra_params": {"extra_headers": {header: "canary-0123456789", "Accept": "x/y"}}}})
+    assert shown["params"]["extra_params"]["extra_headers"] == {header: MASK, "Accept": "x/y"}
+    assert redact({"default_headers": {header: "canary-0123456789"}}) == {"default_headers": {header: MASK}}
+
+
+@pytest.mark.parametrize("header", ["Content-Type", "X-Request-Id", "Accept-Encoding", "Keep-Alive", "User-Agent"])
+def test_an_ordinary_header_is_shown(header: str) -> None:
+    assert redact({"headers": {header: "value"}}) == {"headers": {header: "value"}}

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 
-import { blocksOf } from "../src/views/ServerBlocks";
+import { blocksOf, moreLabel, moreShown, SOURCES_AT_ONCE, SOURCES_CHUNK } from "../src/views/ServerBlocks";
 
 describe("provider blocks", () => {
   it("reads citations, searches, code and grounding; only web links", () => {
@@ -38,5 +38,23 @@ describe("provider blocks", () => {
   it("shows nothing for a reply without blocks, and a text item without citations is no block", () => {
     expect(blocksOf({ content: "hi" })).toEqual([]);
     expect(blocksOf({ textBlocks: [{ provider: "openai-responses", block: { type: "message", phase: "final_answer", content: [{ type: "output_text", text: "t" }] } }] })).toEqual([]);
+  });
+
+  it("reveals thousands of cited sources in chunks, not all at once", () => {
+    expect(SOURCES_AT_ONCE).toBe(20);
+    const total = 20_000;
+    expect(moreLabel(SOURCES_AT_ONCE, total)).toBe("show all 20,000");
+    let shown = SOURCES_AT_ONCE;
+    let clicks = 0;
+    while (shown < total) {
+      const next = moreShown(shown, total);
+      expect(next - shown).toBeLessThanOrEqual(SOURCES_CHUNK);
+      shown = next;
+      clicks += 1;
+    }
+    expect(shown).toBe(total);
+    expect(clicks).toBe(Math.ceil((total - SOURCES_AT_ONCE) / SOURCES_CHUNK));
+    expect(moreLabel(520, total)).toBe("show more (520 of 20,000)");
+    expect(moreShown(30, 35)).toBe(35);
   });
 });

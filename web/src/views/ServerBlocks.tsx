@@ -5,8 +5,13 @@
  * (`text_blocks`). Each block is read from the provider's own shape (`block`, as it came) into a label and
  * its content — code, output, search queries, cited sources as links; a block of a kind not known here
  * shows its type in words and its JSON, so nothing the provider sent is hidden.
+ *
+ * An answer may cite thousands of sources (a hostile or runaway provider sent 20,000; a resumed chat of 100
+ * turns × 1,000 put 100,000 links in the page and blocked it for seconds): a block shows its first
+ * `SOURCES_AT_ONCE` links and a button that reveals the rest `SOURCES_CHUNK` at a time.
  */
-import { Anchor, Badge, Code, Paper, Stack, Text } from "@mantine/core";
+import { Anchor, Badge, Button, Code, Paper, Stack, Text } from "@mantine/core";
+import { useState } from "react";
 
 type Rec = Record<string, unknown>;
 
@@ -127,6 +132,47 @@ export function blocksOf(message: Rec): ShownBlock[] {
   return out;
 }
 
+/** Links a block shows before the user asks for more. */
+export const SOURCES_AT_ONCE = 20;
+/** Links each "show more" adds. */
+export const SOURCES_CHUNK = 500;
+
+/** How many of `total` sources show after one more click when `shown` do. */
+export function moreShown(shown: number, total: number): number {
+  return Math.min(total, shown + SOURCES_CHUNK);
+}
+
+/** The label of the button that reveals more of `total` sources when `shown` do. */
+export function moreLabel(shown: number, total: number): string {
+  const n = total.toLocaleString("en-US");
+  return shown <= SOURCES_AT_ONCE ? `show all ${n}` : `show more (${shown.toLocaleString("en-US")} of ${n})`;
+}
+
+function Sources(props: { sources: Source[] }) {
+  const { sources } = props;
+  const [shown, setShown] = useState(SOURCES_AT_ONCE);
+  return (
+    <Stack gap={0} data-testid="server-block-sources">
+      {sources.slice(0, shown).map((s) => (
+        <Anchor key={s.url} href={s.url} target="_blank" rel="noopener noreferrer" size="xs">
+          {s.title}
+        </Anchor>
+      ))}
+      {shown < sources.length && (
+        <Button
+          size="compact-xs"
+          variant="subtle"
+          w="fit-content"
+          data-testid="server-block-more"
+          onClick={() => setShown(moreShown(shown, sources.length))}
+        >
+          {moreLabel(shown, sources.length)}
+        </Button>
+      )}
+    </Stack>
+  );
+}
+
 export function ServerBlocks(props: { message: Rec }) {
   const blocks = blocksOf(props.message);
   if (!blocks.length) return null;
@@ -148,15 +194,7 @@ export function ServerBlocks(props: { message: Rec }) {
               {b.code}
             </Code>
           )}
-          {b.sources.length > 0 && (
-            <Stack gap={0} data-testid="server-block-sources">
-              {b.sources.map((s) => (
-                <Anchor key={s.url} href={s.url} target="_blank" rel="noopener noreferrer" size="xs">
-                  {s.title}
-                </Anchor>
-              ))}
-            </Stack>
-          )}
+          {b.sources.length > 0 && <Sources sources={b.sources} />}
         </Paper>
       ))}
     </Stack>

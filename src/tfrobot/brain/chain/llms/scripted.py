@@ -15,6 +15,7 @@ backreferences and lookarounds it leaves out) is refused when the rule is made.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -180,10 +181,16 @@ class ScriptedChat(ChatLLM):
         }
 
     async def _asend(self, params: dict[str, Any]) -> Any:
-        return self._send(params)
+        """`_send` on a worker thread: reading a long conversation's messages back is CPU work that would
+        stall the event loop (a 20,000-message request took seconds)."""
+        return await asyncio.to_thread(self._send, params)
 
     def _send_stream(self, params: dict[str, Any]) -> Iterator[StreamDelta]:
-        message = self.parse_response(self._send(params))
+        yield from self._deltas(self._send(params))
+
+    def _deltas(self, raw: Any) -> Iterator[StreamDelta]:
+        """The reply `raw` (what `_send` returns) as a provider would stream it: word by word."""
+        message = self.parse_response(raw)
         if message.reasoning_content:
             yield ReasoningDelta(text=message.reasoning_content)
         for word in re.findall(r"\S+\s*", message.content):
@@ -196,7 +203,7 @@ class ScriptedChat(ChatLLM):
         yield FinishDelta(finish_reason=message.finish_reason, usage=message.usage, model=message.model)
 
     async def _asend_stream(self, params: dict[str, Any]) -> AsyncIterator[StreamDelta]:
-        for delta in self._send_stream(params):
+        for delta in self._deltas(await asyncio.to_thread(self._send, params)):
             yield delta
 
     def parse_response(self, raw: Any) -> AssistantTextMessage:

@@ -9,6 +9,10 @@ parameters at run time; the change is checked by building the LLM before it is a
 settings `llm_writable.WRITABLE` lists can change over HTTP: endpoints, headers, clients, media roots,
 time-outs stay what the robot file and the environment say (a refused change is a 422 saying where to set
 it). What the dry run and a failed call show is redacted (`tfrobotserver.redaction`).
+
+Building a request is CPU work that grows with the conversation (a playground draft of 20,000 messages took
+seconds): it runs off the event loop (`worker.off_loop`), and a draft longer than `PLAY_MESSAGES` is refused
+before its messages are validated.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import logging
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, PrivateAttr, ValidationError
+from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tfrobot.brain.chain.llms import ChatLLM, LLMError, create_llm, normalize, providers
@@ -45,6 +49,7 @@ from tfrobotserver.redaction import redact, redact_text
 from tfrobotserver.robot.factory.brain.conversations import no_nul
 from tfrobotserver.robot.factory.brain.llm_writable import check_writable, deployment_part, merged, writable_part
 from tfrobotserver.robot.factory.config_mixin import ConfigurableMixin
+from tfrobotserver.robot.factory.worker import off_loop
 from tfrobotserver.robot.problems import validation_problems
 from tfrobotserver.robot.tools import import_object
 from tfrobotserver.robot.turn import PreparedTurn, StepPreparer, TurnPreparer
@@ -55,6 +60,19 @@ Prepare = Annotated[TurnPreparer, Injected(TURN_PREPARER)]
 PrepareStep = Annotated[StepPreparer, Injected(STEP_PREPARER)]
 Message = Annotated[str, Field(min_length=1, description="the new user input")]
 ConversationId = Annotated[str | None, Field(description="continue this conversation (its history is recalled)")]
+PLAY_MESSAGES = 25_000
+"""The most messages a playground draft may have: far more than any model's context holds, few enough that
+building its request stays a bounded job of a worker thread (about 5 s for 25,000 on a loaded small machine)."""
+
+
+def _bounded_draft(value: Any) -> Any:
+    """Refuse a draft above `PLAY_MESSAGES` before its messages are validated (they are not allocated)."""
+    if isinstance(value, list) and len(value) > PLAY_MESSAGES:
+        raise ValueError(
+            f"a draft of {len(value):,} messages is more than the playground takes ({PLAY_MESSAGES:,}); "
+            "fix: drop the oldest turns (no model's context holds that many messages)"
+        )
+    return value
 
 
 def _known_providers(schema: dict[str, Any]) -> None:
@@ -115,6 +133,12 @@ class _PlayTurn:
     def has_tools(self) -> bool:
         """Whether any message is a tool call or a tool result."""
         return any(m.role == "tool" or getattr(m, "tool_calls", None) for m in [*self.history, *self.intermediate])
+
+
+def _shown_request(llm: ChatLLM, turn: PreparedTurn) -> dict[str, Any]:
+    """The provider request of `turn`, redacted as the server shows it (CPU work: called off the loop)."""
+    shown: dict[str, Any] = redact(turn.request(llm))
+    return shown
 
 
 def _play_turn(messages: list[PlayMessage]) -> _PlayTurn:
@@ -255,7 +279,8 @@ class LLMComponent(ConfigurableMixin):
     async def adry_run(self, prepare: Prepare, message: Message, conversation_id: ConversationId = None) -> LLMRequest:
         llm = self.llm()
         turn = await prepare(message, conversation_id)
-        return LLMRequest(provider=self.provider, model=llm.model, request=redact(turn.request(llm)))
+        request = await off_loop(_shown_request, llm, turn)
+        return LLMRequest(provider=self.provider, model=llm.model, request=request)
 
     @tfs_action(
         alias=ActionAlias(resource="llm_request", resource_op_type="get"),
@@ -277,10 +302,9 @@ class LLMComponent(ConfigurableMixin):
     ) -> StepRequest:
         llm = self.llm()
         turn = await prepare_step(conversation_id, msg_id, step)
-        messages = _play_messages(llm, turn)
-        return StepRequest(
-            provider=self.provider, model=llm.model, request=redact(turn.request(llm)), messages=messages
-        )
+        messages = await off_loop(_play_messages, llm, turn)
+        request = await off_loop(_shown_request, llm, turn)
+        return StepRequest(provider=self.provider, model=llm.model, request=request, messages=messages)
 
     @tfs_action(
         alias=ActionAlias(resource="llm_reply", resource_op_type="create"),
@@ -324,7 +348,11 @@ class LLMComponent(ConfigurableMixin):
         prepare: Prepare,
         messages: Annotated[
             list[PlayMessage],
-            Field(min_length=1, description="system/user/assistant/tool; last: user, or a tool result"),
+            BeforeValidator(_bounded_draft),
+            Field(
+                min_length=1,
+                description=f"system/user/assistant/tool; last: user, or a tool result; at most {PLAY_MESSAGES:,}",
+            ),
         ],
         provider: str | None = None,
         model: str | None = None,
@@ -337,20 +365,22 @@ class LLMComponent(ConfigurableMixin):
             ),
         ] = False,
     ) -> PlayReply:
-        turn = _play_turn(messages)
+        turn = await off_loop(_play_turn, messages)
         llm = self._play_llm(provider, model, params)
         name = provider or self.provider
         tools = None
         if offer_tools or turn.has_tools:  # the robot's tools, as its next turn offers them
             tools = (await prepare(turn.user_input.text() or "?", None)).tools or None
-        kwargs: dict[str, Any] = {"intermediate_msgs": turn.intermediate}
-        request = llm.construct_request_params(turn.user_input, turn.history, tools, **kwargs)  # what agenerate sends
+        request = await off_loop(
+            llm.construct_request_params, turn.user_input, turn.history, tools, intermediate_msgs=turn.intermediate
+        )
+        shown = await off_loop(redact, request)
         try:
-            reply = await llm.agenerate(turn.user_input, turn.history, tools, **kwargs)
+            reply = await llm.agenerate_request(request, tools)  # the very request shown
         except LLMError as exc:
             error = redact_text(f"{type(exc).__name__}: {exc}")
-            return PlayReply(provider=name, model=llm.model, request=redact(request), error=error)
-        return PlayReply(provider=name, model=llm.model, request=redact(request), message=reply.model_dump(mode="json"))
+            return PlayReply(provider=name, model=llm.model, request=shown, error=error)
+        return PlayReply(provider=name, model=llm.model, request=shown, message=reply.model_dump(mode="json"))
 
     @tfs_action(
         alias=ActionAlias(resource="llm", resource_op_type="config"),

@@ -9,7 +9,7 @@ import pytest
 
 from tfrobot.brain.chain.llms import providers
 from tfrobotserver.robot.base import Robot
-from tfrobotserver.robot.factory.brain.llm import LLMComponent
+from tfrobotserver.robot.factory.brain.llm import PLAY_MESSAGES, LLMComponent
 from tfrobotserver.robot.factory.config_mixin import SessionDocumentStore
 
 from .....tfrobotserver.conftest import act, refused
@@ -103,6 +103,18 @@ async def test_the_playground_sends_edited_messages_to_two_models_and_stores_not
     assert last["errors"][0]["path"] == "messages"
     endpoint = await refused(api, "llm", "aplay", {"messages": messages, "params": {"base_url": "http://evil"}})
     assert "base_url" in endpoint["errors"][0]["message"]
+
+
+async def test_a_draft_above_the_playground_s_limit_is_refused_naming_it(api: httpx.AsyncClient) -> None:
+    """R15: a draft of any length was built whole on the event loop; one above `PLAY_MESSAGES` is now a 422 that
+    names the limit and the fix, before its messages are validated."""
+    draft = [{"role": "user", "content": "q"}] * (PLAY_MESSAGES + 1)
+    body = await refused(api, "llm", "aplay", {"messages": draft})
+    assert body["errors"][0]["path"] == "messages"
+    message = body["errors"][0]["message"]
+    assert f"{PLAY_MESSAGES + 1:,} messages" in message, message
+    assert f"({PLAY_MESSAGES:,})" in message, message
+    assert "fix: drop the oldest turns" in message
 
 
 async def test_a_step_after_tool_results_plays_back_as_the_request_it_sent(api: httpx.AsyncClient) -> None:
