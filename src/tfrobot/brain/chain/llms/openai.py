@@ -28,7 +28,6 @@ from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import ToolNames, derived_call_id
 from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile, preserves_thinking
-from tfrobot.brain.chain.llms.registry import provider_of
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
     ReasoningDelta,
@@ -38,7 +37,14 @@ from tfrobot.brain.chain.llms.stream import (
     ToolCallDelta,
     reply_message,
 )
-from tfrobot.brain.chain.llms.wire import CONSOLE_LABEL, as_dict, assistant_text, attachment_label, clean_nones
+from tfrobot.brain.chain.llms.wire import (
+    CONSOLE_LABEL,
+    as_dict,
+    assistant_text,
+    attachment_label,
+    clean_nones,
+    provider_of,
+)
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.conversation.message_dto import (
     AssistantTextMessage,
