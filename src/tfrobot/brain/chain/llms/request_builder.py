@@ -66,9 +66,9 @@ from tfrobot.schema.message.llms.llm_requests import (
     BaseLLMMessage,
     LLMAssistantMessage,
     LLMMessage,
+    LLMRequestMessages,
     LLMSystemMessage,
     LLMToolMessage,
-    LLMRequestMessages,
     LLMUserMessage,
 )
 from tfrobot.schema.tool_definition import ToolDefinition
