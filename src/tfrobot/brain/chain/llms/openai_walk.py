@@ -71,7 +71,6 @@ def direct_request(
     User messages other than unnamed text go through their own `to_llm_request()` and `_user`, the
     latter once the walk is done, in order: so their media is resolved (warned about, refused) only for
     a request built here, exactly as phase 5 would."""
-
     user_kinds = _direct_user_kinds(type(llm), base)
     if not user_kinds:
         return None
