@@ -32,8 +32,6 @@ from typing import Any, Final, TypeVar
 
 import sqlalchemy as sa
 from pydantic import TypeAdapter, ValidationError
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -57,6 +55,8 @@ from tfrobot.brain.memory.engine import (
     migrate_blocking,
     normalize_url,
 )
+from tfrobot.brain.memory.sql_cursors import decode_cursor, decode_message_cursor, encode_cursor, page_limit
+from tfrobot.brain.memory.sql_upserts import upserts
 from tfrobot.brain.memory.tables import ID_CHARS, SCOPE_CHARS, conversations, documents, messages
 from tfrobot.schema.message.base import BaseMessage, content_text, now_ms
 from tfrobot.schema.message.discriminator import adapter
@@ -67,65 +67,10 @@ _MESSAGE: Final[TypeAdapter[BaseMessage]] = adapter(BaseMessage)
 _TITLE_CHARS: Final = 80
 _JSON_NUL: Final = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 """An escaped NUL in JSON text (an even run of backslashes before it would make it literal text)."""
-_INT64: Final = (-(2**63), 2**63 - 1)
-"""The range of a BIGINT: a cursor outside it is refused before it reaches the database (which would fail)."""
 _CHECK_CHUNK: Final = 500
 """Ids per `IN (…)` of the scope checks (well under every driver's bound-parameter limit)."""
 
 R = TypeVar("R")
-
-
-def _upserts(dialect: str) -> tuple[sa.Insert, sa.Insert, sa.Insert]:
-    """The upserts of the store, built once for `dialect`: conversation, message and document."""
-    insert = pg_insert if dialect == "postgresql" else sqlite_insert
-    conv = insert(conversations)
-    newest = sa.func.greatest if dialect == "postgresql" else sa.func.max
-    # A row of another scope is left as it is (the WHERE); `sync_msgs` then finds it and refuses the write.
-    conv_upsert = conv.on_conflict_do_update(
-        index_elements=[conversations.c.conversation_id],
-        set_={
-            "updated_ts": newest(conversations.c.updated_ts, conv.excluded.updated_ts),
-            "title": sa.func.coalesce(conversations.c.title, conv.excluded.title),
-        },
-        where=conversations.c.scope == conv.excluded.scope,
-    )
-    msg = insert(messages)
-    replaced = ("conversation_id", "role", "msg_type", "create_ts", "tokens", "payload")
-    msg_upsert = msg.on_conflict_do_update(
-        index_elements=[messages.c.msg_id],
-        set_={name: msg.excluded[name] for name in replaced},
-        where=messages.c.scope == msg.excluded.scope,
-    )
-    doc = insert(documents)
-    doc_upsert = doc.on_conflict_do_update(
-        index_elements=[documents.c.kind, documents.c.key],
-        set_={"payload": doc.excluded.payload, "updated_ts": doc.excluded.updated_ts},
-    )
-    return conv_upsert, msg_upsert, doc_upsert
-
-
-def _encode_cursor(ts: int, tail: int | str) -> str:
-    return f"{ts}:{tail}"
-
-
-def _decode_cursor(cursor: str) -> tuple[int, str]:
-    ts, sep, tail = cursor.partition(":")
-    digits = ts.removeprefix("-")
-    if (
-        not sep
-        or "\x00" in tail
-        or not (digits.isascii() and digits.isdigit())
-        or not _INT64[0] <= int(ts) <= _INT64[1]
-    ):
-        raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page, or None")
-    return int(ts), tail
-
-
-def _decode_message_cursor(cursor: str) -> tuple[int, int]:
-    ts, tail = _decode_cursor(cursor)
-    if not (tail.isascii() and tail.isdigit()) or int(tail) > _INT64[1]:
-        raise ValueError(f"invalid page cursor {cursor!r}: pass back the `next_cursor` of the previous page")
-    return ts, int(tail)
 
 
 def _title(msg: BaseMessage) -> str | None:
@@ -172,7 +117,7 @@ class SQLMessageStore(MessageStore):
             if self.dialect == "postgresql"
             else self._engine
         )
-        self._conv_upsert, self._msg_upsert, self._doc_upsert = _upserts(self.dialect)
+        self._conv_upsert, self._msg_upsert, self._doc_upsert = upserts(self.dialect)
 
     @classmethod
     async def open(cls, url: str | URL | None = None, **kwargs: Any) -> SQLMessageStore:
@@ -477,13 +422,13 @@ class SQLMessageStore(MessageStore):
             m.conversation_id == conversation_id, m.scope == self.scope
         )
         if cursor is not None:
-            query = query.where(sa.tuple_(m.create_ts, m.id) > _decode_message_cursor(cursor))
-        rows = await self._fetch(query.order_by(m.create_ts, m.id).limit(_page_limit(limit) + 1))
+            query = query.where(sa.tuple_(m.create_ts, m.id) > decode_message_cursor(cursor))
+        rows = await self._fetch(query.order_by(m.create_ts, m.id).limit(page_limit(limit) + 1))
         if not rows:
             await self._empty_result(conversation_id, known=True)
         page = rows[:limit]
         items = [self._decode(conversation_id, row.msg_id, row.payload) for row in page]
-        next_cursor = _encode_cursor(page[-1].create_ts, page[-1].id) if len(rows) > limit else None
+        next_cursor = encode_cursor(page[-1].create_ts, page[-1].id) if len(rows) > limit else None
         return Page(items, next_cursor)
 
     async def list_conversations(self, cursor: str | None = None, limit: int = 50) -> Page[ConversationInfo]:
@@ -502,13 +447,13 @@ class SQLMessageStore(MessageStore):
             c.conversation_id, c.title, c.created_ts, c.updated_ts, failed_turns.label("failed_turns")
         ).where(c.scope == self.scope)
         if cursor is not None:
-            ts, conversation_id = _decode_cursor(cursor)
+            ts, conversation_id = decode_cursor(cursor)
             query = query.where(sa.tuple_(c.updated_ts, c.conversation_id) < (ts, conversation_id))
         rows = await self._fetch(
-            query.order_by(c.updated_ts.desc(), c.conversation_id.desc()).limit(_page_limit(limit) + 1)
+            query.order_by(c.updated_ts.desc(), c.conversation_id.desc()).limit(page_limit(limit) + 1)
         )
         items = [ConversationInfo.model_validate(row._asdict()) for row in rows[:limit]]
-        next_cursor = _encode_cursor(items[-1].updated_ts, items[-1].conversation_id) if len(rows) > limit else None
+        next_cursor = encode_cursor(items[-1].updated_ts, items[-1].conversation_id) if len(rows) > limit else None
         return Page(items, next_cursor)
 
 
@@ -516,9 +461,3 @@ def _checked_scope(scope: str) -> str:
     if not isinstance(scope, str) or len(scope) > SCOPE_CHARS:
         raise ValueError(f"memory store scope {scope!r:.60}: give a name of at most {SCOPE_CHARS} characters")
     return scope
-
-
-def _page_limit(limit: int) -> int:
-    if limit < 1:
-        raise ValueError(f"page limit {limit} must be at least 1")
-    return limit

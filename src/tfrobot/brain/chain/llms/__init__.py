@@ -5,7 +5,7 @@ stays fast. `create_llm("openai", model=…)` builds the provider a configuratio
 """
 
 from tfrobot.brain.chain.llms.anthropic import AnthropicChat
-from tfrobot.brain.chain.llms.chat_llm import ChatLLM
+from tfrobot.brain.chain.llms.chat_llm import ChatLLM, create_llm, provider_class, providers
 from tfrobot.brain.chain.llms.doubao import DoubaoChat
 from tfrobot.brain.chain.llms.errors import (
     AuthenticationError,
@@ -35,7 +35,6 @@ from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import derived_call_id, portable_id
 from tfrobot.brain.chain.llms.profiles import ModelProfile, ReasoningReplay, model_profile, preserves_thinking
 from tfrobot.brain.chain.llms.prompt_cache import PromptCache
-from tfrobot.brain.chain.llms.registry import create_llm, provider_class, providers
 from tfrobot.brain.chain.llms.request_builder import RequestBuilder
 from tfrobot.brain.chain.llms.scripted import ScriptedCall, ScriptedChat, ScriptRule
 from tfrobot.brain.chain.llms.stream import (

@@ -30,6 +30,7 @@ from typing import Any, ClassVar, assert_never
 
 from pydantic import Field
 
+from tfrobot.brain.chain.llms.anthropic_stream import StreamState, container_block, event_deltas, refusal_of, served_by
 from tfrobot.brain.chain.llms.chat_llm import ChatLLM
 from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
@@ -37,12 +38,7 @@ from tfrobot.brain.chain.llms.portable import ToolNames, portable_id
 from tfrobot.brain.chain.llms.prompt_cache import PromptCache, place_breakpoints
 from tfrobot.brain.chain.llms.stream import (
     FinishDelta,
-    ReasoningBlockDelta,
-    RefusalDelta,
-    ServerToolBlockDelta,
     StreamDelta,
-    TextDelta,
-    ToolCallDelta,
     reasoning_text,
     reply_message,
 )
@@ -325,83 +321,16 @@ class AnthropicChat(ChatLLM):
         return {"output_config": {"format": {"type": "json_schema", "schema": output.described(output.closed)}}}
 
     # ----------------------------------------------------------------------------------- calls
-    def _stream_state(self) -> _StreamState:
-        return _StreamState()
+    def _stream_state(self) -> StreamState:
+        return StreamState()
 
-    def _event_deltas(self, event: dict[str, Any], state: _StreamState) -> Iterator[StreamDelta]:
-        kind = event.get("type")
-        index = event.get("index", 0)
-        if kind == "message_start":
-            message = event.get("message") or {}
-            state.model = message.get("model")
-            state.response_id = message.get("id")
-            state.usage.update(clean_nones(message.get("usage") or {}))
-        elif kind == "content_block_start":
-            block = event.get("content_block") or {}
-            if block.get("type") == "text" and "citations" in block:  # (cited text: kept whole when complete)
-                state.cited[index] = (block, [block.get("text") or ""], list(block.get("citations") or ()))
-            match block.get("type"):
-                case "text" if block.get("text"):
-                    yield TextDelta(text=block["text"])
-                case "thinking":
-                    yield ReasoningBlockDelta(index=index, text=block.get("thinking") or "", provider=self.provider)
-                case "redacted_thinking":
-                    yield ReasoningBlockDelta(
-                        index=index, block_type="redacted_thinking", data=block.get("data"), provider=self.provider
-                    )
-                case "tool_use":
-                    yield ToolCallDelta(index=index, id=block.get("id"), name=block.get("name"))
-                case "text" | "thinking" | "redacted_thinking":
-                    pass
-                case _:  # executed by Anthropic (server tools, MCP) or unknown: kept whole, yielded when complete
-                    state.server[index] = (block, [])
-        elif kind == "content_block_delta":
-            delta = event.get("delta") or {}
-            match delta.get("type"):
-                case "text_delta":
-                    if index in state.cited:
-                        state.cited[index][1].append(delta.get("text") or "")
-                    yield TextDelta(text=delta.get("text") or "")
-                case "citations_delta" if index in state.cited:
-                    state.cited[index][2].append(delta.get("citation"))
-                case "thinking_delta":
-                    yield ReasoningBlockDelta(index=index, text=delta.get("thinking") or "", provider=self.provider)
-                case "signature_delta":
-                    yield ReasoningBlockDelta(index=index, signature=delta.get("signature"), provider=self.provider)
-                case "input_json_delta" if index in state.server:
-                    state.server[index][1].append(delta.get("partial_json") or "")
-                case "compaction_delta" if index in state.server:  # (its block starts with `content: null`)
-                    block = state.server[index][0]
-                    for key, value in delta.items():
-                        if key != "type" and isinstance(value, str):
-                            block[key] = (block.get(key) or "") + value
-                case "input_json_delta":
-                    yield ToolCallDelta(index=index, arguments=delta.get("partial_json") or "")
-        elif kind == "content_block_stop" and index in state.cited:
-            block, pieces, citations = state.cited.pop(index)
-            if citations:
-                yield ServerToolBlockDelta(
-                    provider=self.provider, block={**block, "text": "".join(pieces), "citations": citations}
-                )
-        elif kind == "content_block_stop" and index in state.server:
-            block, partial = state.server.pop(index)
-            if "".join(partial):
-                block = {**block, "input": _loads_input("".join(partial))}
-            state.served = _served_by(block) or state.served
-            yield ServerToolBlockDelta(provider=self.provider, block=block)
-        elif kind == "message_delta":
-            delta = event.get("delta") or {}
-            state.stop_reason = delta.get("stop_reason") or state.stop_reason
-            state.usage.update(clean_nones(event.get("usage") or {}))
-            if container := delta.get("container"):
-                yield ServerToolBlockDelta(provider=self.provider, block=_container_block(container))
-            if (refusal := _refusal(delta)) is not None:
-                yield RefusalDelta(text=refusal)
+    def _event_deltas(self, event: dict[str, Any], state: StreamState) -> Iterator[StreamDelta]:
+        return event_deltas(event, state, self.provider)
 
-    def _finish_deltas(self, state: _StreamState) -> Iterator[StreamDelta]:
+    def _finish_deltas(self, state: StreamState) -> Iterator[StreamDelta]:
         yield self._finish(state)
 
-    def _finish(self, state: _StreamState) -> FinishDelta:
+    def _finish(self, state: StreamState) -> FinishDelta:
         # (the stop reason comes in `message_delta`, near the end)
         reason = state.stop_reason
         usage = self._usage(state.usage, state.served)
@@ -439,11 +368,11 @@ class AnthropicChat(ChatLLM):
                 case _:  # executed by Anthropic (server tools, MCP) or unknown: kept for replay
                     server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
         if container := data.get("container"):  # (code execution's: named by the next request, see above)
-            block = _container_block(container)
+            block = container_block(container)
             server.append(ServerToolBlock(provider=self.provider, block=block, text_offset=text_len))
         served = _served(server)
         return reply_message(
-            _refusal(data),
+            refusal_of(data),
             content="".join(text),
             reasoning_content=reasoning_text(blocks),
             reasoning_blocks=blocks,
@@ -475,64 +404,18 @@ class AnthropicChat(ChatLLM):
         )
 
 
-class _StreamState:
-    def __init__(self) -> None:
-        self.model: str | None = None
-        self.response_id: str | None = None
-        self.served: str | None = None
-        """The model a `fallback` block says served the reply (the reply's `model` names the requested one)."""
-        self.stop_reason: str | None = None
-        self.usage: dict[str, Any] = {}
-        self.server: dict[int, tuple[dict[str, Any], list[str]]] = {}
-        """Server-side blocks being streamed, by index: the block as it started, its input JSON so far."""
-        self.cited: dict[int, tuple[dict[str, Any], list[str], list[Any]]] = {}
-        """Text blocks that may carry citations, by index: the block as it started, its text and citations so far."""
-
-
 def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def _served_by(block: dict[str, Any]) -> str | None:
-    """The model a `fallback` block says took over (`to.model`): Anthropic's fallback routing answers with
-    another model than the one requested, and the reply's `model` still names the requested one."""
-    target = block.get("to") if block.get("type") == "fallback" else None
-    model = target.get("model") if isinstance(target, dict) else None
-    return model if isinstance(model, str) else None
-
-
 def _served(server: list[ServerToolBlock]) -> str | None:
     """The model that served a reply, when one of its blocks is a fallback (the last one's)."""
-    return next((m for b in reversed(server) if (m := _served_by(b.block)) is not None), None)
-
-
-def _container_block(container: dict[str, Any]) -> dict[str, Any]:
-    """A reply's `container` as the block it is kept as (JSON values: the SDK reads `expires_at` as a datetime)."""
-    values = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in container.items()}
-    return {"type": "container", **values}
+    return next((m for b in reversed(server) if (m := served_by(b.block)) is not None), None)
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _loads_input(text: str) -> Any:
-    """A server-side block's streamed `input` JSON as the object the non-streamed block holds (kept as raw
-    text under `_raw_arguments` in the unlikely case it does not parse, as malformed tool arguments are)."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return {"_raw_arguments": text}
-
-
 def _finish_reason(value: str | None) -> str | None:
     return FINISH_REASONS.get(value, value) if value else None
-
-
-def _refusal(stop: dict[str, Any]) -> str | None:
-    """Why Anthropic refused, from a reply (or a stream's `message_delta`) that stopped with `refusal`: its
-    `stop_details.explanation`, kept as the message's refusal (the text may be empty or cut off)."""
-    if stop.get("stop_reason") != "refusal":
-        return None
-    explanation = (stop.get("stop_details") or {}).get("explanation")
-    return explanation if isinstance(explanation, str) and explanation else None

@@ -15,8 +15,8 @@ official SDK `create` call takes, in the seed's phases ("七段式请求组装")
 
 An agent loop builds its steps' requests with `request_builder` (`request_builder.py`): the same requests,
 with the history converted once per turn. A provider is one module with one subclass that sets `provider`
-and implements the hooks and the response mapping; it registers itself by being defined (`registry.py`),
-so adding one changes nothing else.
+and implements the hooks and the response mapping; it registers itself by being defined (the registry at the
+end of this module, by provider name), so adding one changes nothing else.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from tfrobot.brain.chain.llms.media import Capabilities, Position, ResolvedMedia
 from tfrobot.brain.chain.llms.normalize import normalize_request
 from tfrobot.brain.chain.llms.output_schema import OutputSchema
 from tfrobot.brain.chain.llms.portable import named_back, portable_id, restore_tool_names
-from tfrobot.brain.chain.llms.registry import register_provider
 from tfrobot.brain.chain.llms.request_builder import RequestBuilder
 from tfrobot.brain.chain.llms.stream import MessageAssembler, StreamDelta
 from tfrobot.brain.chain.llms.tool_schema import SchemaCleaner
@@ -75,7 +74,7 @@ class ChatLLM(SDKTransport):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         if cls.provider:
-            register_provider(cls)
+            _register_provider(cls)
 
     # ----------------------------------------------------------------------------------- Phase 1
     def construct_prompt_context(
@@ -368,3 +367,39 @@ class ChatLLM(SDKTransport):
         for delta in self.stream(current_input, conversation, tools, **options):
             assembler.add(delta)
         return assembler.message()
+
+
+# ----------------------------------------------------------------------------------- the registry
+# Here rather than in a module of its own, which would import `ChatLLM` while this module imports it (a circle).
+
+_PROVIDERS: dict[str, type[ChatLLM]] = {}
+
+
+def _register_provider(cls: type[ChatLLM]) -> None:
+    """Make `cls` reachable by its `provider` name; a second class claiming a taken name is refused."""
+    taken = _PROVIDERS.get(cls.provider)
+    if taken is not None and taken is not cls:
+        raise TypeError(
+            f"provider name {cls.provider!r} of {cls.__qualname__} is already taken by {taken.__qualname__}. "
+            "Fix: give the new class its own `provider` ClassVar."
+        )
+    _PROVIDERS[cls.provider] = cls
+
+
+def provider_class(name: str) -> type[ChatLLM]:
+    """The ChatLLM class configured as `name` ("openai", "anthropic", "scripted", …)."""
+    try:
+        return _PROVIDERS[name]
+    except KeyError:
+        known = ", ".join(sorted(_PROVIDERS))
+        raise LLMError(f"unknown LLM provider {name!r}; known providers: {known}") from None
+
+
+def create_llm(name: str, **settings: Any) -> ChatLLM:
+    """An instance of the provider configured as `name`, validated from `settings`."""
+    return provider_class(name).model_validate(settings)
+
+
+def providers() -> dict[str, type[ChatLLM]]:
+    """A snapshot of the registry: provider name -> class."""
+    return dict(_PROVIDERS)

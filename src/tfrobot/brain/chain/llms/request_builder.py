@@ -55,24 +55,54 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from tfrobot.brain.chain.llms.errors import LLMError
 from tfrobot.brain.chain.llms.normalize import WellFormedScan, normalize
+from tfrobot.schema.brain.chain.prompt.context_vars import PromptContext
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.errors import MessageContractError
 from tfrobot.schema.message.llms.llm_requests import (
     BaseLLMMessage,
     LLMAssistantMessage,
     LLMMessage,
+    LLMRequestMessages,
     LLMSystemMessage,
     LLMToolMessage,
     LLMUserMessage,
 )
 from tfrobot.schema.tool_definition import ToolDefinition
 
-if TYPE_CHECKING:
-    from tfrobot.brain.chain.llms.chat_llm import ChatLLM
+
+class _RequestPhases(Protocol):
+    """What a builder uses of its `ChatLLM`: the request phases and the join check. Declared here, not
+    imported, because `chat_llm.py` imports this module (a circle otherwise)."""
+
+    def construct_prompt_context(
+        self, current_input: BaseMessage, conversation: Sequence[BaseMessage] | None = None
+    ) -> PromptContext: ...
+
+    def _configure_api_params(self, ctx: PromptContext, options: dict[str, Any]) -> dict[str, Any]: ...
+
+    def format_to_request_msgs(self, ctx: PromptContext) -> LLMRequestMessages: ...
+
+    def reformat_request_msg_to_api(self, msgs: list[LLMMessage], params: dict[str, Any]) -> list[Any]: ...
+
+    def _assemble_api_request(
+        self, params: dict[str, Any], api_msgs: list[Any], tools: Sequence[ToolDefinition] | None
+    ) -> dict[str, Any]: ...
+
+    def _same_turn(self, last: Any, first: Any) -> bool: ...
+
+    def construct_request_params(
+        self,
+        current_input: BaseMessage,
+        conversation: Sequence[BaseMessage] | None = None,
+        tools: Sequence[ToolDefinition] | None = None,
+        *,
+        intermediate_msgs: Sequence[BaseMessage] | None = None,
+        **options: Any,
+    ) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -140,7 +170,7 @@ class RequestBuilder:
 
     def __init__(
         self,
-        llm: ChatLLM,
+        llm: _RequestPhases,
         current_input: BaseMessage,
         conversation: Sequence[BaseMessage] | None = None,
         **options: Any,

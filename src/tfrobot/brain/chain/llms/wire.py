@@ -17,6 +17,11 @@ def clean_nones(value: Any) -> Any:
     return value
 
 
+def provider_of(model_tag: str | None) -> str | None:
+    """'openai' of 'openai:gpt-4o'; None when unknown."""
+    return model_tag.split(":", 1)[0] if model_tag else None
+
+
 def as_dict(raw: Any) -> dict[str, Any]:
     """An SDK response object (pydantic) or an already-decoded dict, as a dict with the keys the provider
     sent and no others (`exclude_unset`: the SDK's defaults for absent fields are not added), under the names
