@@ -93,6 +93,15 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.kill()
 
 
+def _child_env(extra: Mapping[str, str] | None, traced: bool) -> dict[str, str]:
+    """This process's environment plus `extra`; untraced: without what starts coverage in a Python child
+    (`COVERAGE_PROCESS_CONFIG` of coverage's subprocess patch, pytest-cov's `COV_CORE_*`)."""
+    child = {**os.environ, **(extra or {})}
+    if not traced:
+        child = {k: v for k, v in child.items() if k != "COVERAGE_PROCESS_CONFIG" and not k.startswith("COV_CORE_")}
+    return child
+
+
 @asynccontextmanager
 async def serve(
     url: str | None,
@@ -102,11 +111,14 @@ async def serve(
     robots: Mapping[str, str] | None = None,
     env: Mapping[str, str] | None = None,
     log: Path | None = None,
+    traced: bool = True,
 ) -> AsyncIterator[list[Server]]:
     """`count` `tfrobot serve` processes (each with `workers` workers) on database `url` (None: SQLite in a
     temporary data dir), started at once on 127.0.0.1 and free ports, with a read and a write token;
     stopped afterwards. `robots`: robot files (name → YAML) served beside the demo robot; `env`: added to
-    the servers' environment; `log`: where their output goes (discarded otherwise)."""
+    the servers' environment; `log`: where their output goes (discarded otherwise); `traced=False`: the servers
+    run without the coverage tracer `make test` starts in every Python child (it doubles their CPU cost, which
+    latency figures must not measure)."""
     read, write = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     tfrobot = Path(sys.executable).with_name("tfrobot")
     servers: list[Server] = []
@@ -129,7 +141,7 @@ async def serve(
                     stdout=output,
                     stderr=subprocess.STDOUT if log is not None else subprocess.DEVNULL,
                     start_new_session=True,
-                    env={**os.environ, **(env or {})},
+                    env=_child_env(env, traced),
                 )
                 servers.append(Server(port, process, read, write))
             await asyncio.gather(*(asyncio.to_thread(wait_until_up, s.port, s.process, log) for s in servers))
