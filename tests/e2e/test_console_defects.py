@@ -185,6 +185,7 @@ def test_ingest_takes_a_file_and_names_are_one_line(page: Page) -> None:
     with page.expect_file_chooser() as chooser:
         page.locator('[data-field="content_base64"]').click()
     chooser.value.set_files(files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"hello offline console"}])
+    expect(page.locator('[data-field="content_base64"][data-file-state="read"]')).to_have_count(1)  # bytes in the form
     with page.expect_request("**/actions/aingest_file") as sent:
         page.get_by_role("button", name="Run").click()
     # The file's bytes, as base64: what the server reads (in a worker process whose start, on a loaded

@@ -213,9 +213,14 @@ async function fileBase64(file: File): Promise<string> {
 function FileField(p: FieldProps) {
   const [file, setFile] = useState<File | null>(null);
   const [reading, setReading] = useState<string | undefined>();
+  // "reading" while the bytes are turned into base64, "read" once the form holds them: a Run pressed before
+  // would send the form without the file, so the description says which (and tests wait for "read").
+  const [state, setState] = useState<"reading" | "read" | undefined>();
   return (
     <FileInput
       {...common(p)}
+      description={state === "reading" ? "reading the file…" : p.description}
+      data-file-state={state}
       value={file}
       clearable
       placeholder="Choose a file"
@@ -224,12 +229,20 @@ function FileField(p: FieldProps) {
         setFile(f);
         setReading(undefined);
         if (!f) {
+          setState(undefined);
           p.onChange(undefined);
           return;
         }
+        setState("reading");
         fileBase64(f).then(
-          (b64) => p.onChange(b64),
-          (err: unknown) => setReading(`cannot read ${f.name}: ${err instanceof Error ? err.message : String(err)}`),
+          (b64) => {
+            p.onChange(b64);
+            setState("read");
+          },
+          (err: unknown) => {
+            setState(undefined);
+            setReading(`cannot read ${f.name}: ${err instanceof Error ? err.message : String(err)}`);
+          },
         );
       }}
     />
