@@ -73,15 +73,15 @@ async def test_a_hostile_render_is_a_result_with_its_line_and_leaves_the_loop_fr
     `range`, a TypeError, a MemoryError of a 1 MB x 1 MB join) was a 500."""
     template = "line one\n{% for i in range(n) %}{% for j in range(n) %}{% endfor %}{% endfor %}{{ 1 + x }}"
     await act(api, "prompt", "aset_template", {"template": template, "defaults": {"n": 1, "x": 1}})
-    for variables, error in [({"n": 10**7}, "range() of 10,000,000 numbers"),
-                             ({"n": 1, "x": "a"}, "TypeError: unsupported operand"),
-                             ({"n": 1200}, "loop iterations|ran longer than 3 s")]:  # fmt: skip
+    for variables, errors in [({"n": 10**7}, ("range() of 10,000,000 numbers",)),
+                              ({"n": 1, "x": "a"}, ("TypeError: unsupported operand",)),
+                              ({"n": 1200}, ("loop iterations", "ran longer than 3 s"))]:  # fmt: skip
         started = time.monotonic()
         rendered, stall = await largest_stall(act(api, "prompt", "arender", {"variables": variables}))
         assert (rendered["ok"], rendered["line"]) == (False, 2), rendered
         # 1,440,000 iterations pass the iteration bound in about 2 s, or the time bound first where a tracer
         # (coverage in `make test`) and a busy machine slow each one: either bound is the render being bounded.
-        assert any(e in rendered["error"] for e in error.split("|")), rendered
+        assert any(e in rendered["error"] for e in errors), rendered
         assert stall < 0.25, f"the loop stalled {stall:.2f} s in a render of {time.monotonic() - started:.2f} s"
 
 
