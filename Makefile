@@ -75,8 +75,13 @@ typecheck: $(STAMP) ## mypy --strict on src/
 PYTEST_WORKERS ?= 2
 COV ?= --cov=tfrobot --cov=tfrobotserver --cov-branch
 
+# The event-loop latency suite runs after, alone on the machine: its p99 bounds measure the server's loop,
+# not the other worker's load (0.267 s seen against 0.25 s beside it); its coverage is appended.
+LATENCY := tests/security/test_event_loop.py
+
 pytest: $(STAMP) $(CONSOLE) ## The test suite on 2 workers, with line and branch coverage and its floor (e2e needs Chromium)
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile $(COV)
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile $(COV) --ignore=$(LATENCY) --cov-fail-under=0
+	$(BIN)/pytest -q $(LATENCY) $(COV) $(if $(COV),--cov-append)
 
 test: lint typecheck webcheck web chromium pytest ## Everything CI runs (Python and console, e2e in Chromium)
 
