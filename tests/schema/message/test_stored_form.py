@@ -116,3 +116,23 @@ def test_sequence_results_are_written_as_json_lists_and_stay_tuples_in_python() 
     restored = MESSAGE.validate_json(MESSAGE.dump_json(as_tuple))
     assert type(restored) is BaseMessage
     assert restored.tool_reses == list(results)
+
+
+class _TimedReturn(ToolReturn):
+    """A tool source's own result type: a `ToolReturn` with a field of its own."""
+
+    elapsed_ms: int = 0
+
+
+def test_a_tool_result_of_a_subclass_is_written_with_its_own_fields() -> None:
+    """Each result is written by its own class (`written_by_value`), in both modes: the items' `str | ToolReturn`
+    union wrote a subclass as a `ToolReturn`, so `elapsed_ms` was dropped from the stored record without a
+    word. On load it comes back as an extra field of the `ToolReturn` (nothing lost)."""
+    msg = BaseMessage(role="tool", tool_reses=[_TimedReturn(call_id="c1", result="ok", elapsed_ms=12)], create_ts=1)
+    assert json.loads(msg.model_dump_json())["tool_reses"] == [{"call_id": "c1", "result": "ok", "elapsed_ms": 12}]
+    assert msg.model_dump()["tool_reses"] == [{"call_id": "c1", "result": "ok", "elapsed_ms": 12}]
+    restored = MESSAGE.validate_json(MESSAGE.dump_json(msg))
+    assert restored.tool_reses is not None
+    (result,) = restored.tool_reses
+    assert type(result) is ToolReturn
+    assert result.model_extra == {"elapsed_ms": 12}

@@ -50,7 +50,7 @@ from tfrobot.schema.message.msg_part import MsgPart
 from tfrobot.schema.message.storable import check_storable
 from tfrobot.schema.message.tool_call import FunctionCall, FunctionReturn, ToolCall, ToolReturn
 from tfrobot.schema.omission import IS_EMPTY, IS_NONE
-from tfrobot.schema.types import AttributeValue
+from tfrobot.schema.types import AttributeValue, written_by_value
 from tfrobot.schema.users import BaseGroup, BaseUser
 
 Role: TypeAlias = Literal["system", "user", "assistant", "function", "tool", "console"]
@@ -67,26 +67,31 @@ a `uid` stays a dict, it does not turn into a `BaseUser` with added keys), while
 
 
 class _WrittenAsList:
-    """Serializes a `Sequence` field in JSON as pydantic-core's own list of its items, in Rust.
+    """Serializes a `Sequence` field in JSON as pydantic-core's own list of its items, in Rust, and each item
+    (in either mode) by its own type.
 
     Pydantic serializes `Sequence[X]` with a Python function per value (`serialize_sequence_via_list`, which
     calls back into Rust for every item): a quarter of the dump of a conversation went there, for the result
     of every tool message. In JSON a sequence is a list whatever its Python type, so the builtin `list` (no
-    Python frame) then the list schema of the items write the same JSON. Validation and Python-mode dumps
-    are pydantic's own (a tuple stays a tuple): only the JSON serializer changes."""
+    Python frame) then the list schema of the items write the same JSON. Python-mode dumps keep pydantic's
+    own serializer (a tuple stays a tuple). The items are `written_by_value` in both modes: the items' union
+    (`str | ToolReturn`) wrote a subclass of `ToolReturn` as a `ToolReturn`, dropping the subclass's fields,
+    after trying `str` first for every result. Validation is pydantic's own."""
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         schema = handler(source)
         (item,) = get_args(source)
         node = cast(dict[str, Any], schema)
-        if node.get("type") != "json-or-python" or "serialization" not in node:
+        python_serializer = node.get("serialization")
+        if node.get("type") != "json-or-python" or not isinstance(python_serializer, dict):
             raise TypeError(f"_WrittenAsList expects pydantic's Sequence schema for {source!r}, got {node.get('type')}")
+        items = written_by_value(handler.generate_schema(item))
         # Python mode serializes without the JSON-only serializer, from the Python branch: give it pydantic's own
-        # (it keeps a tuple a tuple).
-        node["python_schema"] = {**node["python_schema"], "serialization": node["serialization"]}
+        # (it keeps a tuple a tuple), writing each item by its own type.
+        node["python_schema"] = {**node["python_schema"], "serialization": {**python_serializer, "schema": items}}
         node["serialization"] = core_schema.plain_serializer_function_ser_schema(
-            list, return_schema=core_schema.list_schema(handler.generate_schema(item)), when_used="json"
+            list, return_schema=core_schema.list_schema(items), when_used="json"
         )
         return schema
 

@@ -32,6 +32,8 @@ from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, Type
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from tfrobot.schema.types import written_by_value
+
 _MessageModel: TypeAlias = BaseModel
 """What this module dispatches: `base.BaseMessage` and its subclasses, which import this module to register
 themselves. Only the pydantic model API is used here, so naming the pydantic base keeps the import one-way
@@ -324,8 +326,12 @@ def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler
     def json_schema(_: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         return _publish_union(exact, handler)  # the published JSON Schema is that of the exact union
 
-    union = core_schema.json_or_python_schema(
-        json_schema=from_json, python_schema=exact, ref=ref, metadata={"pydantic_js_functions": [json_schema]}
+    # Written by each message's own class (`written_by_value`): the tagged union's serializer called
+    # `discriminate` in Python for every message, then checked the chosen class's every field in strict mode.
+    union = written_by_value(
+        core_schema.json_or_python_schema(
+            json_schema=from_json, python_schema=exact, ref=ref, metadata={"pydantic_js_functions": [json_schema]}
+        )
     )
     return core_schema.definitions_schema(union, definitions) if definitions else union
 
