@@ -52,3 +52,15 @@ def test_a_dev_install_stands_for_the_server_one(tmp_path: Path) -> None:
         stamp.unlink()
     assert _installs("run", venv) == []
     assert len(_installs("pytest", venv)) == 1
+
+
+def test_no_virtualenv_is_tracked() -> None:
+    """`.venv` is ignored as a directory *and* as a symlink (a worktree's link to a shared venv): git overwrites an
+    ignored path without a word when a commit that tracks it is checked out, and a merge that tracked the
+    symlink `.venv -> <main>/.venv` replaced the main checkout's venv with a link to itself (review R19)."""
+    tracked = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "--", ".venv"], capture_output=True, text=True, check=True
+    )
+    assert tracked.stdout == ""
+    ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", "--no-index", ".venv"], check=False)
+    assert ignored.returncode == 0, "`.venv` (directory or symlink) must be ignored by .gitignore"

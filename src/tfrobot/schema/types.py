@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
+import reprlib
 from typing import Annotated, Any, TypeAlias, cast
 
 from pydantic import GetCoreSchemaHandler, JsonValue
-from pydantic_core import CoreSchema, core_schema
-
-
-def written_by_value(schema: CoreSchema) -> CoreSchema:
-    """`schema`, serialized by pydantic-core's inference: each value by its own type's serializer (a model by
-    its class's), in Rust, with no check against `schema`.
-
-    What passed validation needs no second look when it is written, but a union's serializer gives it one:
-    it tries its choices in turn in strict mode, and the chosen model then checks every nested value the same
-    way (dumping a stored conversation through the message union cost a third more than the same messages
-    dumped by their own classes). Validation, and the JSON Schema in either mode, stay those of `schema`
-    (pydantic reads no schema from an `any` serializer)."""
-    return cast(CoreSchema, {**schema, "serialization": core_schema.simple_ser_schema("any")})
+from pydantic_core import CoreSchema, PydanticSerializationUnexpectedValue, core_schema
 
 
 class _SerializedInRust:
@@ -29,9 +18,42 @@ class _SerializedInRust:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        inner = handler(source)  # (a definitions node, which takes no serializer: wrapped in one that does)
-        return written_by_value(core_schema.json_or_python_schema(json_schema=inner, python_schema=inner))
+        inner = handler(source)
+        return core_schema.json_or_python_schema(
+            json_schema=inner, python_schema=inner, serialization=core_schema.simple_ser_schema("any")
+        )
 
 
 AttributeValue: TypeAlias = Annotated[JsonValue, _SerializedInRust]
 """A metadata value: anything JSON can hold (the seed's `additional_kwargs` values, trace meta)."""
+
+
+def written_by_own_class(schema: CoreSchema, expected: type[Any] | tuple[type[Any], ...], name: str) -> CoreSchema:
+    """`schema`, serialized by the value's own class's serializer (pydantic-core's inference, in Rust) once a
+    C-speed `isinstance` has said it is one of `expected`; anything else is reported as pydantic reports a
+    wrong value (a warning naming `name`, or an error under `warnings="error"`) and written by inference.
+
+    What passed validation needs no second look when it is written, but a union's serializer gives it one: it
+    tries its choices in turn in strict mode and then checks every field of the chosen class the same way
+    (dumping a stored conversation through the message union cost half again as much as the same messages
+    dumped by their own classes), and it wrote a subclass of a choice as that choice, dropping the subclass's
+    fields. Validation, and the JSON Schema in either mode, stay those of `schema`: the serializer's return
+    schema (what serialization-mode JSON Schema is generated from) is `schema` itself, written by inference."""
+
+    def written(value: Any) -> Any:
+        if isinstance(value, expected):
+            return value
+        raise PydanticSerializationUnexpectedValue(
+            f"Expected `{name}` - serialized value may not be as expected "
+            f"[input_value={reprlib.repr(value)}, input_type={type(value).__name__}]"
+        )
+
+    by_inference = core_schema.simple_ser_schema("any")
+    ref = schema.get("ref")
+    described = (
+        core_schema.definition_reference_schema(str(ref), serialization=by_inference)
+        if ref is not None
+        else cast(CoreSchema, {**schema, "serialization": by_inference})
+    )
+    serializer = core_schema.plain_serializer_function_ser_schema(written, return_schema=described)
+    return cast(CoreSchema, {**schema, "serialization": serializer})

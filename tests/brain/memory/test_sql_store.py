@@ -6,11 +6,12 @@ import asyncio
 
 import pytest
 import sqlalchemy as sa
+from pydantic import ConfigDict, Field
 
 from tests.brain.memory.conftest import reply, trace_turn
 from tests.schema.message.conftest import every_message
 from tfrobot.brain.memory import MemoryStoreError, SQLMessageStore, estimate_tokens
-from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, TurnFailure
+from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolReturn, TurnFailure
 
 
 async def count_rows(store: SQLMessageStore, table: str) -> int:
@@ -102,6 +103,45 @@ async def test_a_failing_batch_keeps_nothing_of_itself(store: SQLMessageStore) -
     with pytest.raises(ValueError, match="conversation_id"):
         await store.sync_msgs([TextMessage(content="new", conversation_id="c"), TextMessage(content="orphan")])
     assert await store.recall("c") == [first]
+
+
+class _Handle:
+    """Something a tool source keeps on its result and JSON cannot hold (an SDK response object)."""
+
+
+class _ReturnWithHandle(ToolReturn):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    raw: _Handle | None = None
+
+
+class _ReturnWithoutHandle(ToolReturn):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    raw: _Handle | None = Field(default=None, exclude=True)
+
+
+async def test_a_result_field_json_cannot_hold_is_refused_naming_the_message_and_the_fix(
+    store: SQLMessageStore,
+) -> None:
+    """A tool source's `ToolReturn` subclass is stored whole (#18, review R19): a field of it that JSON cannot hold
+    is refused at `sync_msg` with the message, the type and the fix, and nothing of the batch is kept; the same
+    field marked `Field(exclude=True)` stays out of the record, which stores."""
+    turn = TextMessage(content="q", conversation_id="c")
+    turn.intermediate_trace.append(
+        BaseMessage(role="tool", tool_reses=[_ReturnWithHandle(call_id="c1", raw=_Handle())])
+    )
+    with pytest.raises(ValueError, match=rf"{turn.msg_id} \(user.*_Handle.*Fix: .*Field\(exclude=True\)"):
+        await store.sync_msg(turn)
+    assert await count_rows(store, "messages") == 0
+    kept = TextMessage(content="q", conversation_id="c")
+    kept.intermediate_trace.append(
+        BaseMessage(role="tool", tool_reses=[_ReturnWithoutHandle(call_id="c1", raw=_Handle())])
+    )
+    await store.sync_msg(kept)
+    (restored,) = await store.recall("c")
+    (record,) = restored.intermediate_trace.records
+    assert record.tool_reses == [ToolReturn(call_id="c1")]
 
 
 async def conversation_of_turns(store: SQLMessageStore, turns: int, replies: int = 1) -> list[BaseMessage]:

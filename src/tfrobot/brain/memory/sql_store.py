@@ -32,6 +32,7 @@ from typing import Any, Final, TypeVar
 
 import sqlalchemy as sa
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -234,7 +235,14 @@ class SQLMessageStore(MessageStore):
                         f"sync_msg: {name} {value[:40]!r}… is {len(value)} characters long; the store keeps ids of "
                         f"at most {ID_CHARS}"
                     )
-            payload = msg.model_dump_json()
+            try:
+                payload = msg.model_dump_json()
+            except PydanticSerializationError as exc:
+                raise ValueError(
+                    f"sync_msg: message {msg.msg_id} ({msg.role}, conversation {msg.conversation_id!r}) cannot be "
+                    f"written as JSON: {exc}. Fix: make that field JSON-serializable, or keep it out of the stored "
+                    "record with `Field(exclude=True)` (usually a field of a tool source's own `ToolReturn` subclass)"
+                ) from exc
             if self.dialect == "postgresql" and _JSON_NUL.search(payload):
                 raise ValueError(
                     f"sync_msg: message {msg.msg_id} ({msg.role}, conversation {msg.conversation_id!r}) contains a NUL "

@@ -30,6 +30,7 @@ from pydantic_core import CoreSchema, core_schema
 from tfrobot.schema.message.console import ConsoleResult
 from tfrobot.schema.message.discriminator import (
     adapter,
+    fixed_literal,
     has_descendants,
     message_union_schema,
     own_build,
@@ -50,7 +51,7 @@ from tfrobot.schema.message.msg_part import MsgPart
 from tfrobot.schema.message.storable import check_storable
 from tfrobot.schema.message.tool_call import FunctionCall, FunctionReturn, ToolCall, ToolReturn
 from tfrobot.schema.omission import IS_EMPTY, IS_NONE
-from tfrobot.schema.types import AttributeValue, written_by_value
+from tfrobot.schema.types import AttributeValue, written_by_own_class
 from tfrobot.schema.users import BaseGroup, BaseUser
 
 Role: TypeAlias = Literal["system", "user", "assistant", "function", "tool", "console"]
@@ -74,7 +75,7 @@ class _WrittenAsList:
     calls back into Rust for every item): a quarter of the dump of a conversation went there, for the result
     of every tool message. In JSON a sequence is a list whatever its Python type, so the builtin `list` (no
     Python frame) then the list schema of the items write the same JSON. Python-mode dumps keep pydantic's
-    own serializer (a tuple stays a tuple). The items are `written_by_value` in both modes: the items' union
+    own serializer (a tuple stays a tuple). The items are `written_by_own_class` in both modes: the items' union
     (`str | ToolReturn`) wrote a subclass of `ToolReturn` as a `ToolReturn`, dropping the subclass's fields,
     after trying `str` first for every result. Validation is pydantic's own."""
 
@@ -86,7 +87,8 @@ class _WrittenAsList:
         python_serializer = node.get("serialization")
         if node.get("type") != "json-or-python" or not isinstance(python_serializer, dict):
             raise TypeError(f"_WrittenAsList expects pydantic's Sequence schema for {source!r}, got {node.get('type')}")
-        items = written_by_value(handler.generate_schema(item))
+        choices = get_args(item)
+        items = written_by_own_class(handler.generate_schema(item), choices, " | ".join(c.__name__ for c in choices))
         # Python mode serializes without the JSON-only serializer, from the Python branch: give it pydantic's own
         # (it keeps a tuple a tuple), writing each item by its own type.
         node["python_schema"] = {**node["python_schema"], "serialization": {**python_serializer, "schema": items}}
@@ -97,6 +99,7 @@ class _WrittenAsList:
 
 
 _object_setattr: Final = object.__setattr__
+_KIND_FIELDS: Final = frozenset({"role", "msg_type"})
 
 
 def now_ms() -> int:
@@ -204,7 +207,17 @@ class BaseMessage(BaseModel):
         _object_setattr(self, "__pydantic_fields_set__", share(fields_set) if shared is None else shared)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        """Pydantic's, after giving the message a fields set of its own (`fields_set.py`)."""
+        """Pydantic's, after giving the message a fields set of its own (`fields_set.py`); a message's kind
+        (`role`, `msg_type`) is its class's and cannot be assigned another value."""
+        if name in _KIND_FIELDS:
+            fixed = fixed_literal(type(self), name)
+            if fixed is not None and value != fixed:
+                kind = type(self).__name__
+                raise TypeError(
+                    f"{kind}.{name} is {fixed!r} for every {kind}: it names the class a stored record of it loads as, "
+                    f"so a {kind} with {name}={value!r} would be stored as a message of another class. Fix: build a "
+                    f"message of the class whose {name} is {value!r}."
+                )
         fields_set = self.__pydantic_fields_set__
         if is_shared(fields_set):
             _object_setattr(self, "__pydantic_fields_set__", set(fields_set))

@@ -12,7 +12,8 @@ from tfrobot.schema.types import AttributeValue
 class ConsoleResult(BaseModel):
     """The console echo of one TFL script run (seed: "DSL 解释器执行后的「控制台回显」")."""
 
-    model_config = ConfigDict(extra="allow", defer_build=True)
+    # Bytes as base64, as in a message: a subclass's `bytes` field holding binary data is stored, not refused as UTF-8.
+    model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True)
 
     result: str = Field(default="", description="Full console output, as the LLM should read it.")
     summary_result: str | None = Field(

@@ -32,7 +32,7 @@ from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, Type
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from tfrobot.schema.types import written_by_value
+from tfrobot.schema.types import written_by_own_class
 
 _MessageModel: TypeAlias = BaseModel
 """What this module dispatches: `base.BaseMessage` and its subclasses, which import this module to register
@@ -61,7 +61,8 @@ _LEGACY_USER_TAGS: Final = {
 }
 
 
-def _literal(cls: type[_MessageModel], name: str) -> str | None:
+def fixed_literal(cls: type[_MessageModel], name: str) -> str | None:
+    """The one value field `name` of `cls` can hold (`role`/`msg_type` of a concrete class), else None."""
     field = cls.model_fields.get(name)
     if field is None or get_origin(field.annotation) is not Literal:
         return None
@@ -76,7 +77,7 @@ def register(cls: type[_MessageModel]) -> None:
     is refused here, at definition time.
     """
     _MESSAGE_CLASSES.add(cls)
-    role, msg_type = _literal(cls, "role"), _literal(cls, "msg_type")
+    role, msg_type = fixed_literal(cls, "role"), fixed_literal(cls, "msg_type")
     if role is None or msg_type is None:
         return
     tag = f"{role}:{msg_type}"
@@ -326,12 +327,14 @@ def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler
     def json_schema(_: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         return _publish_union(exact, handler)  # the published JSON Schema is that of the exact union
 
-    # Written by each message's own class (`written_by_value`): the tagged union's serializer called
+    # Written by each message's own class (`written_by_own_class`): the tagged union's serializer called
     # `discriminate` in Python for every message, then checked the chosen class's every field in strict mode.
-    union = written_by_value(
+    union = written_by_own_class(
         core_schema.json_or_python_schema(
             json_schema=from_json, python_schema=exact, ref=ref, metadata={"pydantic_js_functions": [json_schema]}
-        )
+        ),
+        cls,
+        cls.__name__,
     )
     return core_schema.definitions_schema(union, definitions) if definitions else union
 
@@ -390,7 +393,7 @@ def _fast_union(
     inner: dict[Hashable, CoreSchema] = {
         role: core_schema.tagged_union_schema(types, discriminator="msg_type") for role, types in by_role.items()
     }
-    roles = get_args(cls.model_fields["role"].annotation) if _literal(cls, "role") is None else ()
+    roles = get_args(cls.model_fields["role"].annotation) if fixed_literal(cls, "role") is None else ()
     for role in map(str, roles):
         if role in ("user", "assistant") or role in by_role:
             continue

@@ -62,7 +62,8 @@ def _loads(text: str) -> Any:
 class ToolReturn(BaseModel):
     """The result of one tool call. `call_id` is required: a result the LLM cannot match is useless."""
 
-    model_config = ConfigDict(extra="allow", defer_build=True)
+    # Bytes as base64, as in a message: a subclass's `bytes` field holding binary data is stored, not refused as UTF-8.
+    model_config = ConfigDict(extra="allow", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True)
 
     call_id: str = Field(min_length=1, description="Id of the `ToolCall` this answers.")
     name: str | None = Field(default=None, exclude_if=IS_NONE, description="Name of the tool that ran.")
