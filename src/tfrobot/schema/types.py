@@ -57,3 +57,13 @@ def written_by_own_class(schema: CoreSchema, expected: type[Any] | tuple[type[An
     )
     serializer = core_schema.plain_serializer_function_ser_schema(written, return_schema=described)
     return cast(CoreSchema, {**schema, "serialization": serializer})
+
+
+class WrittenByOwnClass:
+    """`Annotated[SomeModel, WrittenByOwnClass]`: a field whose value is written by its own class's serializer
+    (`written_by_own_class`), so a subclass keeps the fields it declares; pydantic writes a subclass as the
+    annotated class."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: type[Any], handler: GetCoreSchemaHandler) -> CoreSchema:
+        return written_by_own_class(handler(source), source, source.__name__)
