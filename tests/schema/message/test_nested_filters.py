@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from pydantic import TypeAdapter
 
 from tfrobot.brain.chain.events import ToolCallFinished

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
 from pydantic import BaseModel, TypeAdapter
 
 from tfrobot.schema.message import AssistantTextMessage, TextMessage, UserAndAssMsg
