@@ -7,7 +7,7 @@ import time
 from typing import Annotated, Literal
 
 import pytest
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from tfrobot.drive import Tool, ToolOutput, tool
 from tfrobot.schema.message import ImageUserMsgPart, ToolCall, ToolReturn
@@ -97,3 +97,44 @@ def test_var_args_are_refused_with_the_fix() -> None:
 
     with pytest.raises(TypeError, match="name every parameter"):
         Tool(loose)
+
+
+class _Handle:
+    """An SDK object a tool source keeps on its result: JSON cannot hold it."""
+
+
+class _TimedReturn(ToolReturn):
+    elapsed_ms: int = 0
+
+
+class _ReturnWithHandle(ToolReturn):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    raw: _Handle | None = None
+
+
+async def test_a_result_subclass_is_kept_and_one_that_cannot_be_stored_is_reduced_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A tool's own `ToolReturn` subclass is kept whole (its fields are stored). One with a field JSON cannot hold
+    would make the store refuse the whole turn, the user's message with it (review R20, on a real server): it
+    becomes a plain `ToolReturn` of the same result, with a warning naming the class and the fix."""
+
+    @tool(name="timed")
+    def timed() -> ToolReturn:
+        return _TimedReturn(call_id="x", result="ok", elapsed_ms=12)
+
+    @tool(name="sdk")
+    def sdk() -> ToolReturn:
+        return _ReturnWithHandle(call_id="x", result="ok", raw=_Handle())
+
+    kept = await timed.arun(call("timed", "{}"))
+    assert type(kept) is _TimedReturn
+    assert (kept.call_id, kept.elapsed_ms) == ("c1", 12)
+    with caplog.at_level("WARNING", logger="tfrobot.drive.tool"):
+        reduced = await sdk.arun(call("sdk", "{}"))
+    assert type(reduced) is ToolReturn
+    assert (reduced.call_id, reduced.name, reduced.result) == ("c1", "sdk", "ok")
+    reduced.model_dump_json()
+    assert "_ReturnWithHandle that cannot be stored as JSON" in caplog.text
+    assert "Field(exclude=True)" in caplog.text

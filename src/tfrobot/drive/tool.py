@@ -13,15 +13,19 @@ import asyncio
 import copy
 import inspect
 import json
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from functools import cached_property
 from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic_core import PydanticSerializationError
 
 from tfrobot.schema.message import MediaPart, MsgPart, ToolCall, ToolReturn
 from tfrobot.schema.tool_definition import ToolDefinition
+
+_log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a tool call may take unless the tool says otherwise."""
@@ -162,12 +166,32 @@ class BaseTool(ABC):
         except Exception as exc:  # the LLM must see the failure, the turn must go on
             raise ToolFailure(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
 
+    def _storable_result(self, value: ToolReturn) -> ToolReturn:
+        """`value` (a source's own `ToolReturn` subclass, stored whole with its fields), or, when one of its fields
+        cannot be written as JSON, a plain `ToolReturn` of what every result holds, with a warning naming the
+        class and the fix: the turn goes on and is stored, where the store would refuse the whole turn."""
+        try:
+            value.model_dump_json()
+        except (PydanticSerializationError, ValueError, TypeError) as exc:
+            _log.warning(
+                "tool %s returned a %s that cannot be stored as JSON (%s); it is kept as a plain ToolReturn without "
+                "its own fields. Fix: make those fields JSON-serializable, or mark them `Field(exclude=True)`",
+                self.name,
+                type(value).__name__,
+                exc,
+            )
+            return ToolReturn(
+                call_id=value.call_id, result=value.result, attachments=value.attachments, is_error=value.is_error
+            )
+        return value
+
     def _timed_out(self) -> None:  # noqa: B027 - an optional hook, not an abstract one
         """Hook: a call just timed out (a remote tool may check that its server still answers)."""
 
     def _to_return(self, call: ToolCall, value: Any) -> ToolReturn:
         if isinstance(value, ToolReturn):
-            return value.model_copy(update={"call_id": call.id, "name": self.name})
+            result = value if type(value) is ToolReturn else self._storable_result(value)
+            return result.model_copy(update={"call_id": call.id, "name": self.name})
         if isinstance(value, ToolOutput):
             return ToolReturn(
                 call_id=call.id, name=self.name, result=render(value.result), attachments=value.attachments

@@ -40,9 +40,31 @@ def written_by_own_class(schema: CoreSchema, expected: type[Any] | tuple[type[An
     fields. Validation, and the JSON Schema in either mode, stay those of `schema`: the serializer's return
     schema (what serialization-mode JSON Schema is generated from) is `schema` itself, written by inference."""
 
-    def written(value: Any) -> Any:
+    def written(value: Any, info: core_schema.SerializationInfo) -> Any:
         if isinstance(value, expected):
-            return value
+            if info.include is None and info.exclude is None:
+                return value
+            serializer = getattr(value, "__pydantic_serializer__", None)
+            if serializer is None:  # (a `str` result: nothing to filter)
+                return value
+            # A nested include/exclude (`exclude={"records": {"__all__": {"content"}}}`) is this value's own filter:
+            # inference would write the value whole, so it is applied here, by the value's class.
+            return serializer.to_python(
+                value,
+                mode=info.mode,
+                include=info.include,
+                exclude=info.exclude,
+                context=info.context,
+                by_alias=info.by_alias,
+                exclude_unset=info.exclude_unset,
+                exclude_defaults=info.exclude_defaults,
+                exclude_none=info.exclude_none,
+                exclude_computed_fields=info.exclude_computed_fields,
+                round_trip=info.round_trip,
+                serialize_as_any=info.serialize_as_any,
+            )
+        if value is None:  # (a field left at an unvalidated None default: written as null, as pydantic does)
+            return None
         raise PydanticSerializationUnexpectedValue(
             f"Expected `{name}` - serialized value may not be as expected "
             f"[input_value={reprlib.repr(value)}, input_type={type(value).__name__}]"
@@ -55,5 +77,15 @@ def written_by_own_class(schema: CoreSchema, expected: type[Any] | tuple[type[An
         if ref is not None
         else cast(CoreSchema, {**schema, "serialization": by_inference})
     )
-    serializer = core_schema.plain_serializer_function_ser_schema(written, return_schema=described)
+    serializer = core_schema.plain_serializer_function_ser_schema(written, info_arg=True, return_schema=described)
     return cast(CoreSchema, {**schema, "serialization": serializer})
+
+
+class WrittenByOwnClass:
+    """`Annotated[SomeModel, WrittenByOwnClass]`: a field whose value is written by its own class's serializer
+    (`written_by_own_class`), so a subclass keeps the fields it declares; pydantic writes a subclass as the
+    annotated class."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: type[Any], handler: GetCoreSchemaHandler) -> CoreSchema:
+        return written_by_own_class(handler(source), source, source.__name__)

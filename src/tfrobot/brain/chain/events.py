@@ -8,6 +8,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field
 
 from tfrobot.schema.message import AssistantTextMessage, ConsoleResult, ToolCall, ToolReturn
+from tfrobot.schema.types import WrittenByOwnClass
 
 
 class _Event(BaseModel):
@@ -55,14 +56,14 @@ class ToolCallFinished(_Event):
     """A tool call returned (or failed: `result.is_error`)."""
 
     type: Literal["tool_result"] = "tool_result"
-    result: ToolReturn
+    result: Annotated[ToolReturn, WrittenByOwnClass]  # a tool source's subclass is sent whole, as it is stored
 
 
 class ConsoleOutput(_Event):
     """A TFL script ran; its console output."""
 
     type: Literal["console"] = "console"
-    result: ConsoleResult
+    result: Annotated[ConsoleResult, WrittenByOwnClass]
 
 
 class FinalMessage(_Event):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Self, TypeAlias, cast, get_args
 
@@ -100,6 +100,18 @@ class _WrittenAsList:
 
 _object_setattr: Final = object.__setattr__
 _KIND_FIELDS: Final = frozenset({"role", "msg_type"})
+
+
+def _refuse_another_kind(cls: type[BaseModel], name: str, value: Any) -> None:
+    """Raise when `value` is not the one `role`/`msg_type` (`name`) every instance of `cls` has."""
+    fixed = fixed_literal(cls, name)
+    if fixed is not None and value != fixed:
+        kind = cls.__name__
+        raise TypeError(
+            f"{kind}.{name} is {fixed!r} for every {kind}: it names the class a stored record of it loads as, "
+            f"so a {kind} with {name}={value!r} would be stored as a message of another class. Fix: build a "
+            f"message of the class whose {name} is {value!r}."
+        )
 
 
 def now_ms() -> int:
@@ -210,18 +222,18 @@ class BaseMessage(BaseModel):
         """Pydantic's, after giving the message a fields set of its own (`fields_set.py`); a message's kind
         (`role`, `msg_type`) is its class's and cannot be assigned another value."""
         if name in _KIND_FIELDS:
-            fixed = fixed_literal(type(self), name)
-            if fixed is not None and value != fixed:
-                kind = type(self).__name__
-                raise TypeError(
-                    f"{kind}.{name} is {fixed!r} for every {kind}: it names the class a stored record of it loads as, "
-                    f"so a {kind} with {name}={value!r} would be stored as a message of another class. Fix: build a "
-                    f"message of the class whose {name} is {value!r}."
-                )
+            _refuse_another_kind(type(self), name, value)
         fields_set = self.__pydantic_fields_set__
         if is_shared(fields_set):
             _object_setattr(self, "__pydantic_fields_set__", set(fields_set))
         super().__setattr__(name, value)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """Pydantic's copy; an `update` cannot give the copy a kind other than its class's (see `__setattr__`)."""
+        if update:
+            for name in _KIND_FIELDS.intersection(update):
+                _refuse_another_kind(type(self), name, update[name])
+        return super().model_copy(update=update, deep=deep)
 
     @model_validator(mode="after")
     @python_only
