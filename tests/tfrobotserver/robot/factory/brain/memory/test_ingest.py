@@ -52,7 +52,9 @@ def test_text_over_the_character_limit_is_refused_while_it_is_extracted() -> Non
     started = time.process_time()
     with pytest.raises(IngestError, match=r"more than 20,000 characters of text \(max_text_chars\)"):
         extract("pdf", COSTLY, IngestLimits(max_chars=20_000))
-    assert time.process_time() - started < 0.3  # stopped within the first pages, not after all forty
+    # Stopped within the first pages (0.14 s of CPU here), not after all forty (2.6 s): CI under the coverage tracer at
+    # load 5 measured 0.48 s against a 0.3 s bound, so the bound sits between the two with room on both sides.
+    assert time.process_time() - started < 1.0
     with pytest.raises(IngestError, match=r"more than 3 characters of text \(max_text_chars\)"):
         extract("txt", b"four", IngestLimits(max_chars=3))
 
