@@ -26,8 +26,10 @@ from tests.tfrobotserver.robot.factory.brain.memory.pdf import make_pdf
 
 SOAK = os.environ.get("RELIABILITY_SOAK") == "1"
 """The long variant reads the PDF of the issue (40 pages at ~70 ms a page); the fast one a lighter one."""
-P99 = 0.25
-"""Seconds a cheap read may take at the 99th percentile while another client's hostile request runs."""
+P99 = 0.5
+"""Seconds a cheap read may take at the 99th percentile while another client's hostile request runs. A read
+blocked by the hostile request takes its whole duration (4.5 s for the 20,001-message draft before its fix);
+one that is not measured 0.19-0.27 s on the faster VMs and 0.28 s on a VM ~1.5x slower (the bound was 0.25 s)."""
 BASE = "/api/robots/attacker"
 SLOW_TFL = (
     's = "x" * 1000000\nt = "x" * 999999 + "x"\nn = 0\nfor i in range(10000):\n    if s == t:\n        n = n + 1\n'
