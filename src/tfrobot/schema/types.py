@@ -28,10 +28,10 @@ AttributeValue: TypeAlias = Annotated[JsonValue, _SerializedInRust]
 """A metadata value: anything JSON can hold (the seed's `additional_kwargs` values, trace meta)."""
 
 
-def written_by_own_class(schema: CoreSchema, expected: type[Any] | tuple[type[Any], ...], name: str) -> CoreSchema:
+def written_by_own_class(schema: CoreSchema, expected: type[Any] | tuple[type[Any], ...]) -> CoreSchema:
     """`schema`, serialized by the value's own class's serializer (pydantic-core's inference, in Rust) once a
     C-speed `isinstance` has said it is one of `expected`; anything else is reported as pydantic reports a
-    wrong value (a warning naming `name`, or an error under `warnings="error"`) and written by inference.
+    wrong value (a warning naming the expected classes, or an error under `warnings="error"`) and written by inference.
 
     What passed validation needs no second look when it is written, but a union's serializer gives it one: it
     tries its choices in turn in strict mode and then checks every field of the chosen class the same way
@@ -39,6 +39,9 @@ def written_by_own_class(schema: CoreSchema, expected: type[Any] | tuple[type[An
     dumped by their own classes), and it wrote a subclass of a choice as that choice, dropping the subclass's
     fields. Validation, and the JSON Schema in either mode, stay those of `schema`: the serializer's return
     schema (what serialization-mode JSON Schema is generated from) is `schema` itself, written by inference."""
+
+    choices = expected if isinstance(expected, tuple) else (expected,)
+    name = " | ".join(choice.__name__ for choice in choices)
 
     def written(value: Any, info: core_schema.SerializationInfo) -> Any:
         if isinstance(value, expected):
@@ -88,4 +91,4 @@ class WrittenByOwnClass:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: type[Any], handler: GetCoreSchemaHandler) -> CoreSchema:
-        return written_by_own_class(handler(source), source, source.__name__)
+        return written_by_own_class(handler(source), source)

@@ -87,8 +87,7 @@ class _WrittenAsList:
         python_serializer = node.get("serialization")
         if node.get("type") != "json-or-python" or not isinstance(python_serializer, dict):
             raise TypeError(f"_WrittenAsList expects pydantic's Sequence schema for {source!r}, got {node.get('type')}")
-        choices = get_args(item)
-        items = written_by_own_class(handler.generate_schema(item), choices, " | ".join(c.__name__ for c in choices))
+        items = written_by_own_class(handler.generate_schema(item), get_args(item))
         # Python mode serializes without the JSON-only serializer, from the Python branch: give it pydantic's own
         # (it keeps a tuple a tuple), writing each item by its own type.
         node["python_schema"] = {**node["python_schema"], "serialization": {**python_serializer, "schema": items}}

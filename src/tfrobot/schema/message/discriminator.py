@@ -334,7 +334,6 @@ def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler
             json_schema=from_json, python_schema=exact, ref=ref, metadata={"pydantic_js_functions": [json_schema]}
         ),
         cls,
-        cls.__name__,
     )
     return core_schema.definitions_schema(union, definitions) if definitions else union
 
