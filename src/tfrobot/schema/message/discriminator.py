@@ -32,6 +32,7 @@ from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, Type
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from tfrobot.schema.message.never_held import drop_never_held, never_held
 from tfrobot.schema.types import written_by_own_class
 
 _MessageModel: TypeAlias = BaseModel
@@ -144,14 +145,17 @@ def adapter(cls: type[_MessageModel]) -> TypeAdapter[Any]:
 
 
 def _late_branch(cls: type[_MessageModel]) -> CoreSchema:
-    """Validate/serialize a class registered after this union was compiled, through the live registry."""
+    """Validate/serialize a class registered after this union was compiled, through the live registry; also
+    a record that gives fields its class never holds (`never_held.py`: a record written before v3)."""
 
     def validate(value: Any, info: core_schema.ValidationInfo) -> Any:
         if isinstance(value, cls):
             return value
         target = _REGISTRY[get_discriminator_value(value)]
         if info.mode == "json":
-            return adapter(target).validate_json(json.dumps(value), context=info.context)
+            msg = adapter(target).validate_json(json.dumps(value), context=info.context)
+            drop_never_held(msg, refuse=False)  # (Python input: the class's own check drops or refuses them)
+            return msg
         return adapter(target).validate_python(value, context=info.context)
 
     def serialize(value: Any, info: core_schema.SerializationInfo) -> Any:
@@ -311,7 +315,7 @@ def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler
             target = _REGISTRY.get(tag)
             if target is None or target is cls or not issubclass(target, cls):
                 return DEFAULT_TAG
-            return tag if tag in choices else _LATE_TAG
+            return tag if tag in choices and never_held(target).isdisjoint(v) else _LATE_TAG
         kind = type(v)
         if kind in compiled:
             return compiled[kind]
@@ -386,11 +390,18 @@ def _fast_union(
     which decides it as before.
     """
     by_role: dict[str, dict[Hashable, CoreSchema]] = {}
-    for tag in compiled.values():
+    never_by_role: dict[str, set[str]] = {}
+    for sub, tag in compiled.items():
         role, msg_type = tag.split(":", 1)
         by_role.setdefault(role, {})[msg_type] = _by_ref(choices[tag])
+        never_by_role.setdefault(role, set()).update(never_held(sub))
+    # A record that has a key its class never holds (`never_held.py`: every record written before v3) reads
+    # that key's value as its tag, which names no class: it fails here and goes to the exact branch.
     inner: dict[Hashable, CoreSchema] = {
-        role: core_schema.tagged_union_schema(types, discriminator="msg_type") for role, types in by_role.items()
+        role: core_schema.tagged_union_schema(
+            types, discriminator=[*([name] for name in sorted(never_by_role[role])), ["msg_type"]]
+        )
+        for role, types in by_role.items()
     }
     roles = get_args(cls.model_fields["role"].annotation) if fixed_literal(cls, "role") is None else ()
     for role in map(str, roles):

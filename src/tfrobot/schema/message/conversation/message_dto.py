@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import (
     AnyUrl,
@@ -68,6 +68,13 @@ class UserMessage(BaseMessage):
     """Base of the user kinds. Carries the turn's trace; on its own it cannot become an LLM request."""
 
     role: Literal["user"] = "user"
+    # Base fields no user message holds: read as None, not fields (`never_held.py`).
+    tool_calls: ClassVar[None] = None  # type: ignore[misc]
+    tool_reses: ClassVar[None] = None  # type: ignore[misc]
+    function_call: ClassVar[None] = None  # type: ignore[misc]
+    function_res: ClassVar[None] = None  # type: ignore[misc]
+    console_reses: ClassVar[None] = None  # type: ignore[misc]
+    tfl_scripts: ClassVar[None] = None  # type: ignore[misc]
     intermediate_trace: IntermediateTrace = Field(
         default_factory=IntermediateTrace,
         exclude_if=_no_trace,
@@ -180,6 +187,10 @@ class AssistantMessage(BaseMessage):
     """Base of the assistant kinds; on its own it cannot become an LLM request."""
 
     role: Literal["assistant"] = "assistant"
+    # Base fields no assistant message holds: results come from tools and the interpreter (`never_held.py`).
+    tool_reses: ClassVar[None] = None  # type: ignore[misc]
+    function_res: ClassVar[None] = None  # type: ignore[misc]
+    console_reses: ClassVar[None] = None  # type: ignore[misc]
 
 
 def _shared_block(text: str | None, blocks: list[ReasoningBlock]) -> int | None:
