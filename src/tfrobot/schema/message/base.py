@@ -238,9 +238,12 @@ class BaseMessage(BaseModel):
         if update:
             for name in _KIND_FIELDS.intersection(update):
                 _refuse_another_kind(type(self), name, update[name])
-            for name in never_held(type(self)).intersection(update):
+            never = never_held(type(self)).intersection(update)
+            for name in never:
                 if update[name] is not None:
                     _refuse_never_held(type(self), name)
+            if never:  # (None: what every message of the class reads there)
+                update = {name: value for name, value in update.items() if name not in never}
         return super().model_copy(update=update, deep=deep)
 
     @model_validator(mode="after")

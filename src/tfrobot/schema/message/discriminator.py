@@ -33,7 +33,6 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from tfrobot.schema.message.never_held import drop_never_held, never_held
-from tfrobot.schema.types import written_by_own_class
 
 _MessageModel: TypeAlias = BaseModel
 """What this module dispatches: `base.BaseMessage` and its subclasses, which import this module to register
@@ -331,13 +330,17 @@ def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler
     def json_schema(_: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         return _publish_union(exact, handler)  # the published JSON Schema is that of the exact union
 
-    # Written by each message's own class (`written_by_own_class`): the tagged union's serializer called
-    # `discriminate` in Python for every message, then checked the chosen class's every field in strict mode.
-    union = written_by_own_class(
-        core_schema.json_or_python_schema(
-            json_schema=from_json, python_schema=exact, ref=ref, metadata={"pydantic_js_functions": [json_schema]}
-        ),
-        cls,
+    # Written by inference, in Rust: each message by its own class's serializer, as pydantic's `SerializeAsAny`
+    # writes. The tagged union's serializer called `discriminate` in Python for every message, then checked the
+    # chosen class's every field in strict mode; an `isinstance` check in Python first (`written_by_own_class`,
+    # which results keep) still cost a tenth of a conversation's dump. A value that is no message is written as
+    # it is, without pydantic's warning: only code that bypasses validation (`records.append`) can put one there.
+    union = core_schema.json_or_python_schema(
+        json_schema=from_json,
+        python_schema=exact,
+        ref=ref,
+        metadata={"pydantic_js_functions": [json_schema]},
+        serialization=core_schema.simple_ser_schema("any"),
     )
     return core_schema.definitions_schema(union, definitions) if definitions else union
 

@@ -12,7 +12,10 @@ gets a set of its own first: assigning a field (`BaseMessage.__setattr__`), and 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final, NoReturn
+
+from pydantic import BaseModel
 
 _MOST: Final = 4096
 """Combinations kept; a message with a combination beyond them keeps its own set (bounds the memory of a
@@ -55,6 +58,9 @@ for _name in (
 ):
     setattr(_SharedFieldsSet, _name, _refuse)
 
+_FIELDS_SET: Final = BaseModel.__dict__["__pydantic_fields_set__"]
+"""The slot of pydantic's models that holds the fields set (its descriptor: assigned without `__setattr__`)."""
+
 _SHARED: Final[dict[tuple[str, ...], set[str]]] = {}
 """Tuple of a fields set (in its iteration order) -> the shared set equal to it."""
 
@@ -68,6 +74,16 @@ def share(fields_set: set[str]) -> set[str]:
             return fields_set
         shared = _SHARED[key] = _SharedFieldsSet(fields_set)
     return shared
+
+
+def share_all(messages: Iterable[BaseModel]) -> None:
+    """Give each of `messages` the shared set equal to its own (`share`, the usual combination looked up inline:
+    this runs for every record of every trace loaded)."""
+    get, assign = _SHARED.get, object.__setattr__
+    for msg in messages:
+        fields_set = msg.__pydantic_fields_set__
+        shared = get(tuple(fields_set))
+        assign(msg, "__pydantic_fields_set__", share(fields_set) if shared is None else shared)
 
 
 def is_shared(fields_set: set[str]) -> bool:

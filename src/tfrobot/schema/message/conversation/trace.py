@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tfrobot.schema.message.base import BaseMessage
 from tfrobot.schema.message.conversation.failure import TurnFailure
-from tfrobot.schema.message.fields_set import share
+from tfrobot.schema.message.fields_set import share_all
 from tfrobot.schema.omission import IS_NONE
 
 TRACE_META_KEY: Final = "__trace_meta"
@@ -63,8 +63,7 @@ class IntermediateTrace(BaseModel):
         per turn here, dozens in a long agent turn), and each of their sets costs 728 bytes. Sharing them here
         costs one Python call per trace; a `model_post_init` did it for every message (a Python call each: an
         eighth of the load of a conversation)."""
-        for msg in records:
-            object.__setattr__(msg, "__pydantic_fields_set__", share(msg.__pydantic_fields_set__))
+        share_all(records)
         return records
 
     def append(
