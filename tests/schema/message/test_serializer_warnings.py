@@ -53,9 +53,7 @@ def test_a_non_message_in_a_trace_is_found_with_its_path() -> None:
     msg = TextMessage(content="hi", create_ts=1, msg_id="m")
     msg.intermediate_trace.append(TextMessage(content="ok", create_ts=1, msg_id="r"))
     msg.intermediate_trace.records.append(BaseUser(uid="u"))  # type: ignore[arg-type]  # no validation on append
-    assert [(where, type(value)) for where, value in non_messages(msg)] == [
-        ("intermediate_trace.records[1]", BaseUser)
-    ]
+    assert [(where, type(value)) for where, value in non_messages(msg)] == [("intermediate_trace.records[1]", BaseUser)]
     written = json.loads(msg.model_dump_json(warnings="error"))
     assert written["intermediate_trace"]["records"][1] == BaseUser(uid="u").model_dump(mode="json")
 

@@ -237,10 +237,10 @@ class SQLMessageStore(MessageStore):
                         f"sync_msg: {name} {value[:40]!r}… is {len(value)} characters long; the store keeps ids of "
                         f"at most {ID_CHARS}"
                     )
-            for where, value in non_messages(msg):
+            for where, held in non_messages(msg):
                 raise ValueError(
                     f"sync_msg: message {msg.msg_id} ({msg.role}, conversation {msg.conversation_id!r}) holds a "
-                    f"{type(value).__name__} ({reprlib.repr(value)}) at {where}, where only messages go: its record "
+                    f"{type(held).__name__} ({reprlib.repr(held)}) at {where}, where only messages go: its record "
                     "would not load. Fix: add messages only (`IntermediateTrace.append` copies and marks one)"
                 )
             try:

@@ -400,12 +400,11 @@ def _fast_union(
         never_by_role.setdefault(role, set()).update(never_held(sub))
     # A record that has a key its class never holds (`never_held.py`: every record written before v3) reads
     # that key's value as its tag, which names no class: it fails here and goes to the exact branch.
-    inner: dict[Hashable, CoreSchema] = {
-        role: core_schema.tagged_union_schema(
-            types, discriminator=[*([name] for name in sorted(never_by_role[role])), ["msg_type"]]
-        )
-        for role, types in by_role.items()
-    }
+    inner: dict[Hashable, CoreSchema] = {}
+    for role, types in by_role.items():
+        paths: list[list[str | int]] = [[name] for name in sorted(never_by_role[role])]
+        paths.append(["msg_type"])
+        inner[role] = core_schema.tagged_union_schema(types, discriminator=paths)
     roles = get_args(cls.model_fields["role"].annotation) if fixed_literal(cls, "role") is None else ()
     for role in map(str, roles):
         if role in ("user", "assistant") or role in by_role:

@@ -5,9 +5,10 @@ set of 5 or more costs 728 bytes: a quarter of what a stored conversation holds.
 store set the same few combinations (a tool result: role, its results, the mark, time, id, conversation), so
 `share` gives every message of one combination the same `_SharedFieldsSet`, a `set` (pydantic-core reads it as
 one for `exclude_unset`) that refuses to change. The records of a turn's trace get theirs when the trace is
-validated (`IntermediateTrace._share_fields_sets`): they are most of a conversation's messages. Pydantic changes a fields set in three places, each of which
-gets a set of its own first: assigning a field (`BaseMessage.__setattr__`), and the copies (`__copy__` and
-`__deepcopy__` of this class, which `model_copy(update=…)` then updates).
+validated (`IntermediateTrace._share_fields_sets`): they are most of a conversation's messages. Pydantic changes
+a fields set in three places, each of which gets a set of its own first: assigning a field
+(`BaseMessage.__setattr__`), and the copies (`__copy__` and `__deepcopy__` of this class, which
+`model_copy(update=…)` then updates).
 """
 
 from __future__ import annotations
