@@ -119,3 +119,33 @@ def test_assigning_or_copying_one_in_is_refused() -> None:
     with pytest.raises(AttributeError, match="never holds `console_reses`"):
         msg.model_copy(update={"console_reses": ["1"]})
     assert msg.model_copy(update={"tool_calls": None}).model_extra == {}
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"role": "user", "content": "http://example.com/", "tool_calls": "url", "msg_id": "r"},
+        {"role": "user", "msg_type": "text", "content": "http://example.com/", "tool_calls": "url", "msg_id": "r"},
+        {"role": "assistant", "content": "x", "tool_reses": "refusal", "msg_id": "r"},
+    ],
+    ids=["legacy user", "user with msg_type", "legacy assistant"],
+)
+@pytest.mark.parametrize("load", ["Message", "list[Message]", "BaseMessage.model_validate_json"])
+def test_a_value_there_that_names_a_kind_is_not_the_kind(record: dict[str, Any], load: str) -> None:
+    """Review R21: the JSON fast path reads those keys before `msg_type`, so a record whose never-held key holds a
+    `msg_type` string (`"tool_calls": "url"`) loaded as the class it names (a `UrlMessage`): it loads as the
+    record's own kind, as without the key, and keeps the value as an extra field."""
+    name = next(key for key in record if key in USER_NEVER | ASSISTANT_NEVER)
+    without = {key: value for key, value in record.items() if key != name}
+
+    def loaded(data: dict[str, Any]) -> BaseMessage:
+        text = json.dumps(data)
+        if load == "Message":
+            return TypeAdapter(Message).validate_json(text)  # type: ignore[no-any-return]
+        if load == "list[Message]":
+            return MESSAGES.validate_json(f"[{text}]")[0]
+        return BaseMessage.model_validate_json(text)
+
+    msg = loaded(record)
+    assert type(msg) is type(loaded(without))
+    assert msg.model_extra == {name: record[name]}

@@ -398,13 +398,23 @@ def _fast_union(
         role, msg_type = tag.split(":", 1)
         by_role.setdefault(role, {})[msg_type] = _by_ref(choices[tag])
         never_by_role.setdefault(role, set()).update(never_held(sub))
-    # A record that has a key its class never holds (`never_held.py`: every record written before v3) reads
-    # that key's value as its tag, which names no class: it fails here and goes to the exact branch.
+    # A record that has a key its class never holds (`never_held.py`: every record written before v3) reads that
+    # key's value as its tag: a null names no class, so the record fails here and goes to the exact branch. A
+    # value that happens to be a `msg_type` string must then be the record's own `msg_type` too (review R21: a
+    # legacy record without one would load as the class that string names), so each class sits behind a second
+    # dispatch on `msg_type` alone.
     inner: dict[Hashable, CoreSchema] = {}
     for role, types in by_role.items():
-        paths: list[list[str | int]] = [[name] for name in sorted(never_by_role[role])]
+        never = sorted(never_by_role[role])
+        if not never:
+            inner[role] = core_schema.tagged_union_schema(types, discriminator="msg_type")
+            continue
+        paths: list[list[str | int]] = [[name] for name in never]
         paths.append(["msg_type"])
-        inner[role] = core_schema.tagged_union_schema(types, discriminator=paths)
+        own_type = {
+            tag: core_schema.tagged_union_schema({tag: schema}, discriminator="msg_type") for tag, schema in types.items()
+        }
+        inner[role] = core_schema.tagged_union_schema(own_type, discriminator=paths)
     roles = get_args(cls.model_fields["role"].annotation) if fixed_literal(cls, "role") is None else ()
     for role in map(str, roles):
         if role in ("user", "assistant") or role in by_role:
