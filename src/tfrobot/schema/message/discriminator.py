@@ -412,7 +412,8 @@ def _fast_union(
         paths: list[list[str | int]] = [[name] for name in never]
         paths.append(["msg_type"])
         own_type = {
-            tag: core_schema.tagged_union_schema({tag: schema}, discriminator="msg_type") for tag, schema in types.items()
+            tag: core_schema.tagged_union_schema({tag: schema}, discriminator="msg_type")
+            for tag, schema in types.items()
         }
         inner[role] = core_schema.tagged_union_schema(own_type, discriminator=paths)
     roles = get_args(cls.model_fields["role"].annotation) if fixed_literal(cls, "role") is None else ()
