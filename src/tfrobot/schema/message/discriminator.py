@@ -411,7 +411,7 @@ def _fast_union(
             continue
         paths: list[list[str | int]] = [[name] for name in never]
         paths.append(["msg_type"])
-        own_type = {
+        own_type: dict[Hashable, CoreSchema] = {
             tag: core_schema.tagged_union_schema({tag: schema}, discriminator="msg_type")
             for tag, schema in types.items()
         }
