@@ -175,6 +175,7 @@ PINNED: dict[str, list[str]] = {
         "content_text",
         "get_discriminator_value",
         "new_msg_id",
+        "non_messages",
         "now_ms",
         "registered_classes",
     ],

@@ -144,6 +144,19 @@ async def test_a_result_field_json_cannot_hold_is_refused_naming_the_message_and
     assert record.tool_reses == [ToolReturn(call_id="c1")]
 
 
+async def test_a_non_message_in_a_trace_is_refused_naming_where_and_the_fix(store: SQLMessageStore) -> None:
+    """Message unions write a value that is no message as it is (#18): its record would not load, so `sync_msg`
+    refuses it, naming the message, the path and the fix, and keeps nothing of the batch."""
+    good = TextMessage(content="first", conversation_id="c")
+    turn = TextMessage(content="q", conversation_id="c")
+    turn.intermediate_trace.records.append({"role": "tool"})  # type: ignore[arg-type]  # no validation on append
+    with pytest.raises(
+        ValueError, match=rf"{turn.msg_id} \(user.*a dict .* at intermediate_trace\.records\[0\].*Fix: add messages"
+    ):
+        await store.sync_msgs([good, turn])
+    assert await count_rows(store, "messages") == 0
+
+
 async def conversation_of_turns(store: SQLMessageStore, turns: int, replies: int = 1) -> list[BaseMessage]:
     msgs: list[BaseMessage] = [BaseMessage(role="system", content="be brief", conversation_id="t", create_ts=10)]
     for n in range(turns):

@@ -304,16 +304,12 @@ def _serializers_of_message_unions(schema: object) -> list[object]:
 
 
 def test_messages_in_containers_are_written_by_their_own_class() -> None:
-    """A message union is serialized by an `isinstance` check, then inference (each message by its own class's
-    serializer), not by the tagged union, which called the discriminator in Python for every message and checked
-    the chosen class's fields in strict mode (a third of a conversation's dump)."""
+    """A message union is serialized by inference, in Rust (each message by its own class's serializer), not by
+    the tagged union, which called the discriminator in Python for every message and checked the chosen class's
+    fields in strict mode (a third of a conversation's dump), nor by a Python `isinstance` first (a tenth)."""
     serializers = _serializers_of_message_unions(TypeAdapter(list[BaseMessage]).core_schema)
     assert serializers, "no message union found in list[BaseMessage]'s schema"
-    for serializer in serializers:
-        assert isinstance(serializer, dict), serializer
-        assert serializer["type"] == "function-plain", serializer
-        assert serializer["function"].__qualname__ == "written_by_own_class.<locals>.written"
-        assert serializer["return_schema"]["serialization"] == {"type": "any"}
+    assert serializers == [{"type": "any"}] * len(serializers)
 
 
 def test_a_subclass_defined_later_is_written_whole_inside_containers() -> None:

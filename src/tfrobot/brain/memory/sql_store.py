@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import re
+import reprlib
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -59,6 +60,7 @@ from tfrobot.brain.memory.engine import (
 from tfrobot.brain.memory.sql_cursors import decode_cursor, decode_message_cursor, encode_cursor, page_limit
 from tfrobot.brain.memory.sql_upserts import upserts
 from tfrobot.brain.memory.tables import ID_CHARS, SCOPE_CHARS, conversations, documents, messages
+from tfrobot.schema.message import non_messages
 from tfrobot.schema.message.base import BaseMessage, content_text, now_ms
 from tfrobot.schema.message.discriminator import adapter
 
@@ -235,6 +237,12 @@ class SQLMessageStore(MessageStore):
                         f"sync_msg: {name} {value[:40]!r}… is {len(value)} characters long; the store keeps ids of "
                         f"at most {ID_CHARS}"
                     )
+            for where, held in non_messages(msg):
+                raise ValueError(
+                    f"sync_msg: message {msg.msg_id} ({msg.role}, conversation {msg.conversation_id!r}) holds a "
+                    f"{type(held).__name__} ({reprlib.repr(held)}) at {where}, where only messages go: its record "
+                    "would not load. Fix: add messages only (`IntermediateTrace.append` copies and marks one)"
+                )
             try:
                 payload = msg.model_dump_json()
             except PydanticSerializationError as exc:

@@ -19,6 +19,7 @@ from tfrobot.schema.message.conversation.message_dto import (
     UserAndAssMsg,
     UserMessage,
     VideoMessage,
+    non_messages,
 )
 from tfrobot.schema.message.conversation.trace import TRACE_META_KEY, IntermediateTrace, StepTiming
 from tfrobot.schema.message.discriminator import DEFAULT_TAG, get_discriminator_value, registered_classes
@@ -104,6 +105,7 @@ __all__ = [
     "content_text",
     "get_discriminator_value",
     "new_msg_id",
+    "non_messages",
     "now_ms",
     "registered_classes",
 ]

@@ -38,7 +38,7 @@ from tfrobot.schema.message.discriminator import (
     register,
 )
 from tfrobot.schema.message.errors import MessageContractError
-from tfrobot.schema.message.fields_set import SHARED_FIELDS_SETS, is_shared, share
+from tfrobot.schema.message.fields_set import is_shared
 from tfrobot.schema.message.llms.llm_requests import (
     LLMFunctionMessage,
     LLMMessage,
@@ -48,6 +48,7 @@ from tfrobot.schema.message.llms.llm_requests import (
     LLMUserMessage,
 )
 from tfrobot.schema.message.msg_part import MsgPart
+from tfrobot.schema.message.never_held import drop_never_held, never_held
 from tfrobot.schema.message.storable import check_storable
 from tfrobot.schema.message.tool_call import FunctionCall, FunctionReturn, ToolCall, ToolReturn
 from tfrobot.schema.omission import IS_EMPTY, IS_NONE
@@ -111,6 +112,14 @@ def _refuse_another_kind(cls: type[BaseModel], name: str, value: Any) -> None:
             f"so a {kind} with {name}={value!r} would be stored as a message of another class. Fix: build a "
             f"message of the class whose {name} is {value!r}."
         )
+
+
+def _refuse_never_held(cls: type[BaseModel], name: str) -> None:
+    raise AttributeError(
+        f"{cls.__name__} never holds `{name}`: it reads as None on every {cls.__name__} and is not stored. "
+        "Fix: set it on the message that holds it (tool calls on the assistant message, results on a tool or "
+        "console message)."
+    )
 
 
 def now_ms() -> int:
@@ -202,26 +211,23 @@ class BaseMessage(BaseModel):
         """Validate JSON as `cls` or the descendant its `role:msg_type` names (never the bare base)."""
         if has_descendants(cls):
             return cast(Self, adapter(cls).validate_json(json_data, **kwargs))
-        return super().model_validate_json(json_data, **kwargs)
+        msg = super().model_validate_json(json_data, **kwargs)
+        drop_never_held(msg, refuse=False)  # the union does it for its messages (`never_held.py`)
+        return msg
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         register(cls)
 
-    def model_post_init(self, context: Any, /) -> None:
-        """Give the message the fields set shared by every message that set the same fields (`fields_set.py`:
-        728 bytes per message). One Python call per message made; the usual combination costs a tuple and a
-        dict lookup."""
-        fields_set = self.__pydantic_fields_set__
-        shared = SHARED_FIELDS_SETS.get(tuple(fields_set))
-        _object_setattr(self, "__pydantic_fields_set__", share(fields_set) if shared is None else shared)
-
     def __setattr__(self, name: str, value: Any) -> None:
         """Pydantic's, after giving the message a fields set of its own (`fields_set.py`); a message's kind
-        (`role`, `msg_type`) is its class's and cannot be assigned another value."""
+        (`role`, `msg_type`) is its class's and cannot be assigned another value, nor a field its class never
+        holds (`never_held.py`) any value."""
         if name in _KIND_FIELDS:
             _refuse_another_kind(type(self), name, value)
+        elif name in never_held(type(self)):
+            _refuse_never_held(type(self), name)
         fields_set = self.__pydantic_fields_set__
         if is_shared(fields_set):
             _object_setattr(self, "__pydantic_fields_set__", set(fields_set))
@@ -232,14 +238,23 @@ class BaseMessage(BaseModel):
         if update:
             for name in _KIND_FIELDS.intersection(update):
                 _refuse_another_kind(type(self), name, update[name])
+            never = never_held(type(self)).intersection(update)
+            for name in never:
+                if update[name] is not None:
+                    _refuse_never_held(type(self), name)
+            if never:  # (None: what every message of the class reads there)
+                update = {name: value for name, value in update.items() if name not in never}
         return super().model_copy(update=update, deep=deep)
 
     @model_validator(mode="after")
     @python_only
     def _storable(self) -> Self:
         """Refuse text that could never be stored (a lone surrogate: `storable.py`) where it enters, not at
-        `sync_msg` after a whole turn. Only Python input is checked (`python_only`): JSON cannot hold one."""
+        `sync_msg` after a whole turn, and a value for a field the class never holds (`never_held.py`). Only
+        Python input is checked (`python_only`): JSON cannot hold a lone surrogate, and a stored record keeps
+        such a value (the union and `model_validate_json` drop its nulls)."""
         check_storable(self)
+        drop_never_held(self, refuse=True)
         return self
 
     def to_llm_request(self) -> LLMMessage | list[LLMMessage]:

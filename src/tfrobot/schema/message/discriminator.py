@@ -32,7 +32,7 @@ from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, Type
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from tfrobot.schema.types import written_by_own_class
+from tfrobot.schema.message.never_held import drop_never_held, never_held
 
 _MessageModel: TypeAlias = BaseModel
 """What this module dispatches: `base.BaseMessage` and its subclasses, which import this module to register
@@ -144,14 +144,17 @@ def adapter(cls: type[_MessageModel]) -> TypeAdapter[Any]:
 
 
 def _late_branch(cls: type[_MessageModel]) -> CoreSchema:
-    """Validate/serialize a class registered after this union was compiled, through the live registry."""
+    """Validate/serialize a class registered after this union was compiled, through the live registry; also
+    a record that gives fields its class never holds (`never_held.py`: a record written before v3)."""
 
     def validate(value: Any, info: core_schema.ValidationInfo) -> Any:
         if isinstance(value, cls):
             return value
         target = _REGISTRY[get_discriminator_value(value)]
         if info.mode == "json":
-            return adapter(target).validate_json(json.dumps(value), context=info.context)
+            msg = adapter(target).validate_json(json.dumps(value), context=info.context)
+            drop_never_held(msg, refuse=False)  # (Python input: the class's own check drops or refuses them)
+            return msg
         return adapter(target).validate_python(value, context=info.context)
 
     def serialize(value: Any, info: core_schema.SerializationInfo) -> Any:
@@ -311,7 +314,7 @@ def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler
             target = _REGISTRY.get(tag)
             if target is None or target is cls or not issubclass(target, cls):
                 return DEFAULT_TAG
-            return tag if tag in choices else _LATE_TAG
+            return tag if tag in choices and never_held(target).isdisjoint(v) else _LATE_TAG
         kind = type(v)
         if kind in compiled:
             return compiled[kind]
@@ -327,13 +330,17 @@ def message_union_schema(cls: type[_MessageModel], handler: GetCoreSchemaHandler
     def json_schema(_: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         return _publish_union(exact, handler)  # the published JSON Schema is that of the exact union
 
-    # Written by each message's own class (`written_by_own_class`): the tagged union's serializer called
-    # `discriminate` in Python for every message, then checked the chosen class's every field in strict mode.
-    union = written_by_own_class(
-        core_schema.json_or_python_schema(
-            json_schema=from_json, python_schema=exact, ref=ref, metadata={"pydantic_js_functions": [json_schema]}
-        ),
-        cls,
+    # Written by inference, in Rust: each message by its own class's serializer, as pydantic's `SerializeAsAny`
+    # writes. The tagged union's serializer called `discriminate` in Python for every message, then checked the
+    # chosen class's every field in strict mode; an `isinstance` check in Python first (`written_by_own_class`,
+    # which results keep) still cost a tenth of a conversation's dump. A value that is no message is written as
+    # it is, without pydantic's warning: only code that bypasses validation (`records.append`) can put one there.
+    union = core_schema.json_or_python_schema(
+        json_schema=from_json,
+        python_schema=exact,
+        ref=ref,
+        metadata={"pydantic_js_functions": [json_schema]},
+        serialization=core_schema.simple_ser_schema("any"),
     )
     return core_schema.definitions_schema(union, definitions) if definitions else union
 
@@ -386,12 +393,29 @@ def _fast_union(
     which decides it as before.
     """
     by_role: dict[str, dict[Hashable, CoreSchema]] = {}
-    for tag in compiled.values():
+    never_by_role: dict[str, set[str]] = {}
+    for sub, tag in compiled.items():
         role, msg_type = tag.split(":", 1)
         by_role.setdefault(role, {})[msg_type] = _by_ref(choices[tag])
-    inner: dict[Hashable, CoreSchema] = {
-        role: core_schema.tagged_union_schema(types, discriminator="msg_type") for role, types in by_role.items()
-    }
+        never_by_role.setdefault(role, set()).update(never_held(sub))
+    # A record that has a key its class never holds (`never_held.py`: every record written before v3) reads that
+    # key's value as its tag: a null names no class, so the record fails here and goes to the exact branch. A
+    # value that happens to be a `msg_type` string must then be the record's own `msg_type` too (review R21: a
+    # legacy record without one would load as the class that string names), so each class sits behind a second
+    # dispatch on `msg_type` alone.
+    inner: dict[Hashable, CoreSchema] = {}
+    for role, types in by_role.items():
+        never = sorted(never_by_role[role])
+        if not never:
+            inner[role] = core_schema.tagged_union_schema(types, discriminator="msg_type")
+            continue
+        paths: list[list[str | int]] = [[name] for name in never]
+        paths.append(["msg_type"])
+        own_type: dict[Hashable, CoreSchema] = {
+            tag: core_schema.tagged_union_schema({tag: schema}, discriminator="msg_type")
+            for tag, schema in types.items()
+        }
+        inner[role] = core_schema.tagged_union_schema(own_type, discriminator=paths)
     roles = get_args(cls.model_fields["role"].annotation) if fixed_literal(cls, "role") is None else ()
     for role in map(str, roles):
         if role in ("user", "assistant") or role in by_role:

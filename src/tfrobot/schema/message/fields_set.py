@@ -4,14 +4,19 @@ Pydantic gives every instance its own set of the fields it was given; a message 
 set of 5 or more costs 728 bytes: a quarter of what a stored conversation holds. Messages loaded from one
 store set the same few combinations (a tool result: role, its results, the mark, time, id, conversation), so
 `share` gives every message of one combination the same `_SharedFieldsSet`, a `set` (pydantic-core reads it as
-one for `exclude_unset`) that refuses to change. Pydantic changes a fields set in three places, each of which
-gets a set of its own first: assigning a field (`BaseMessage.__setattr__`), and the copies (`__copy__` and
-`__deepcopy__` of this class, which `model_copy(update=…)` then updates).
+one for `exclude_unset`) that refuses to change. The records of a turn's trace get theirs when the trace is
+validated (`IntermediateTrace._share_fields_sets`): they are most of a conversation's messages. Pydantic changes
+a fields set in three places, each of which gets a set of its own first: assigning a field
+(`BaseMessage.__setattr__`), and the copies (`__copy__` and `__deepcopy__` of this class, which
+`model_copy(update=…)` then updates).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final, NoReturn
+
+from pydantic import BaseModel
 
 _MOST: Final = 4096
 """Combinations kept; a message with a combination beyond them keeps its own set (bounds the memory of a
@@ -54,19 +59,32 @@ for _name in (
 ):
     setattr(_SharedFieldsSet, _name, _refuse)
 
-SHARED_FIELDS_SETS: Final[dict[tuple[str, ...], set[str]]] = {}
-"""Tuple of a fields set (in its iteration order) -> the shared set equal to it; read by `model_post_init`."""
+_FIELDS_SET: Final = BaseModel.__dict__["__pydantic_fields_set__"]
+"""The slot of pydantic's models that holds the fields set (its descriptor: assigned without `__setattr__`)."""
+
+_SHARED: Final[dict[tuple[str, ...], set[str]]] = {}
+"""Tuple of a fields set (in its iteration order) -> the shared set equal to it."""
 
 
 def share(fields_set: set[str]) -> set[str]:
     """The shared set equal to `fields_set` (the same object for every equal set built in the same order)."""
     key = tuple(fields_set)
-    shared = SHARED_FIELDS_SETS.get(key)
+    shared = _SHARED.get(key)
     if shared is None:
-        if len(SHARED_FIELDS_SETS) >= _MOST:
+        if len(_SHARED) >= _MOST:
             return fields_set
-        shared = SHARED_FIELDS_SETS[key] = _SharedFieldsSet(fields_set)
+        shared = _SHARED[key] = _SharedFieldsSet(fields_set)
     return shared
+
+
+def share_all(messages: Iterable[BaseModel]) -> None:
+    """Give each of `messages` the shared set equal to its own (`share`, the usual combination looked up inline:
+    this runs for every record of every trace loaded)."""
+    get, assign = _SHARED.get, object.__setattr__
+    for msg in messages:
+        fields_set = msg.__pydantic_fields_set__
+        shared = get(tuple(fields_set))
+        assign(msg, "__pydantic_fields_set__", share(fields_set) if shared is None else shared)
 
 
 def is_shared(fields_set: set[str]) -> bool:

@@ -7,9 +7,9 @@ there is no list of classes to edit (see `tfrobot.schema.message.discriminator`)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import (
     AnyUrl,
@@ -56,6 +56,7 @@ __all__ = [
     "UserMessage",
     "VideoMessage",
     "get_discriminator_value",
+    "non_messages",
 ]
 
 
@@ -68,6 +69,13 @@ class UserMessage(BaseMessage):
     """Base of the user kinds. Carries the turn's trace; on its own it cannot become an LLM request."""
 
     role: Literal["user"] = "user"
+    # Base fields no user message holds: read as None, not fields (`never_held.py`).
+    tool_calls: ClassVar[None] = None  # type: ignore[misc]
+    tool_reses: ClassVar[None] = None  # type: ignore[misc]
+    function_call: ClassVar[None] = None  # type: ignore[misc]
+    function_res: ClassVar[None] = None  # type: ignore[misc]
+    console_reses: ClassVar[None] = None  # type: ignore[misc]
+    tfl_scripts: ClassVar[None] = None  # type: ignore[misc]
     intermediate_trace: IntermediateTrace = Field(
         default_factory=IntermediateTrace,
         exclude_if=_no_trace,
@@ -180,6 +188,10 @@ class AssistantMessage(BaseMessage):
     """Base of the assistant kinds; on its own it cannot become an LLM request."""
 
     role: Literal["assistant"] = "assistant"
+    # Base fields no assistant message holds: results come from tools and the interpreter (`never_held.py`).
+    tool_reses: ClassVar[None] = None  # type: ignore[misc]
+    function_res: ClassVar[None] = None  # type: ignore[misc]
+    console_reses: ClassVar[None] = None  # type: ignore[misc]
 
 
 def _shared_block(text: str | None, blocks: list[ReasoningBlock]) -> int | None:
@@ -337,6 +349,29 @@ class AssistantRefusalMessage(AssistantTextMessage):
 
     def to_llm_request(self) -> LLMAssistantMessage:
         return replace(super().to_llm_request(), refusal=self.refusal)
+
+
+def non_messages(msg: BaseMessage, path: str = "") -> Iterator[tuple[str, object]]:
+    """Each place where `msg` holds a value that is no message where messages go (a record of its trace, a
+    forwarded message), with its path (`intermediate_trace.records[2]`).
+
+    Message unions are written by inference (`discriminator.py`), so such a value, which only code that bypasses
+    validation can put there (`records.append(...)`), is written as it is, and the record would not load: the
+    store asks this before it writes one."""
+    if isinstance(msg, UserMessage):
+        for index, record in enumerate(msg.intermediate_trace.records):
+            where = f"{path}intermediate_trace.records[{index}]"
+            if isinstance(record, BaseMessage):
+                yield from non_messages(record, f"{where}.")
+            else:
+                yield where, record
+    if isinstance(msg, HistoryMessage):
+        for index, forwarded in enumerate(msg.content):
+            where = f"{path}content[{index}]"
+            if isinstance(forwarded, BaseMessage):
+                yield from non_messages(forwarded, f"{where}.")
+            else:
+                yield where, forwarded
 
 
 def _history_parts(messages: Sequence[BaseMessage]) -> list[MsgPart]:
