@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tests.brain.memory.conftest import reply, trace_turn
 from tests.schema.message.conftest import every_message
 from tfrobot.brain.memory import MemoryStoreError, SQLMessageStore, estimate_tokens
-from tfrobot.schema.message import AssistantTextMessage, BaseMessage, TextMessage, ToolReturn, TurnFailure
+from tfrobot.schema.message import (
+    AssistantTextMessage,
+    BaseMessage,
+    HistoryMessage,
+    Message,
+    TextMessage,
+    ToolReturn,
+    TurnFailure,
+    UserMessage,
+)
 
 
 async def count_rows(store: SQLMessageStore, table: str) -> int:
@@ -154,6 +164,67 @@ async def test_a_non_message_in_a_trace_is_refused_naming_where_and_the_fix(stor
         ValueError, match=rf"{turn.msg_id} \(user.*a dict .* at intermediate_trace\.records\[0\].*Fix: add messages"
     ):
         await store.sync_msgs([good, turn])
+    assert await count_rows(store, "messages") == 0
+
+
+_PRE_V3_USER_WITH_CALLS = (
+    '{"role":"user","content":"legacy","tool_calls":[{"id":"cx","name":"weather","arguments":"{}","type":"function"}],'
+    '"create_ts":1000,"msg_id":"u1","conversation_id":"legacy","msg_type":"text"}'
+)
+"""What an older version stored for `TextMessage(content=..., tool_calls=[...])`: a value for a field a user
+message never holds, kept as an extra field when it loads (`never_held.py`)."""
+
+
+class _Holder(BaseModel):
+    msgs: list[BaseMessage]
+    users: dict[str, UserMessage] = {}
+
+
+async def test_a_recalled_message_with_a_kept_extra_goes_in_any_container(store: SQLMessageStore) -> None:
+    """Review R22: Python input refused such a value on the instance itself, so a message recalled from such a
+    record could go in no message container; only the input a message is built from is refused now."""
+    await store.sync_msgs([TextMessage.model_validate_json(_PRE_V3_USER_WITH_CALLS)])
+    (got,) = await store.recall("legacy")
+    assert type(got) is TextMessage
+    assert got.model_extra is not None
+    assert got.model_extra["tool_calls"][0]["id"] == "cx"
+    assert HistoryMessage(content=[got]).content == [got]
+    assert TypeAdapter(list[Message]).validate_python([got]) == [got]
+    assert _Holder(msgs=[got], users={"k": got}).users["k"] is got
+
+
+def _assigned_content() -> TextMessage:
+    msg = TextMessage(content="x", conversation_id="c")
+    msg.content = {"role": "user"}  # type: ignore[assignment]  # assignment is not validated
+    return msg
+
+
+def _trace_record_content() -> TextMessage:
+    msg = TextMessage(content="x", conversation_id="c")
+    msg.intermediate_trace.append(AssistantTextMessage(content="y"))
+    msg.intermediate_trace.records[0].content = 5  # type: ignore[assignment]
+    return msg
+
+
+def _constructed_as_another_kind() -> TextMessage:
+    return TextMessage.model_construct(content="x", role="user", msg_type="image", conversation_id="c")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # (pydantic's warning for the wrong `content` when it is written)
+@pytest.mark.parametrize(
+    ("build", "refusal"),
+    [
+        (_assigned_content, r"does not load \(\d+ error\(s\), first at [\w.]*content: Input should be a valid string"),
+        (_trace_record_content, r"does not load .*intermediate_trace\.records\.0.*content"),
+        (_constructed_as_another_kind, r"is a TextMessage whose record loads as a ImageMessage|does not load"),
+    ],
+    ids=["assigned content", "trace record content", "model_construct as another kind"],
+)
+async def test_a_record_that_would_not_load_is_refused(store: SQLMessageStore, build: Any, refusal: str) -> None:
+    """Review R22: such a record was stored, and every later read of its conversation failed."""
+    good = TextMessage(content="first", conversation_id="c")
+    with pytest.raises(ValueError, match=rf"sync_msg: message \w+ \(user, conversation 'c'\) .*(?:{refusal}).*Fix: "):
+        await store.sync_msgs([good, build()])
     assert await count_rows(store, "messages") == 0
 
 

@@ -83,6 +83,29 @@ def _title(msg: BaseMessage) -> str | None:
     return text[:_TITLE_CHARS] or None
 
 
+def _check_loads(msg: BaseMessage, payload: str) -> None:
+    """Refuse a record that would not load back as its message's class (review R22): a value assigned past
+    validation (`msg.content = {...}`), a `model_construct` with another kind. Stored, it would fail every read of
+    its conversation for good; loading one message costs microseconds beside the write."""
+    try:
+        restored = _MESSAGE.validate_json(payload)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(map(str, first["loc"]))
+        raise ValueError(
+            f"sync_msg: message {msg.msg_id} ({msg.role}, conversation {msg.conversation_id!r}) would be stored as a "
+            f"record that does not load ({exc.error_count()} error(s), first at {where}: {first['msg']}). Fix: set "
+            "the message's fields to values of their types (assignment is not validated), or build it with its "
+            "class rather than `model_construct`"
+        ) from None
+    if type(restored) is not type(msg):
+        raise ValueError(
+            f"sync_msg: message {msg.msg_id} ({msg.role}, conversation {msg.conversation_id!r}) is a "
+            f"{type(msg).__name__} whose record loads as a {type(restored).__name__}. Fix: build it with its class "
+            "(its `role`/`msg_type` name the class a record loads as), not with `model_construct`"
+        )
+
+
 class SQLMessageStore(MessageStore):
     """The SQL memory store. ``await SQLMessageStore.open()`` gives a migrated store on the default SQLite file.
 
@@ -251,6 +274,7 @@ class SQLMessageStore(MessageStore):
                     f"written as JSON: {exc}. Fix: make that field JSON-serializable, or keep it out of the stored "
                     "record with `Field(exclude=True)` (usually a field of a tool source's own `ToolReturn` subclass)"
                 ) from exc
+            _check_loads(msg, payload)
             if self.dialect == "postgresql" and _JSON_NUL.search(payload):
                 raise ValueError(
                     f"sync_msg: message {msg.msg_id} ({msg.role}, conversation {msg.conversation_id!r}) contains a NUL "

@@ -22,6 +22,7 @@ from pydantic import (
     Field,
     GetCoreSchemaHandler,
     JsonValue,
+    ModelWrapValidatorHandler,
     model_validator,
 )
 from pydantic._internal._namespace_utils import MappingNamespace
@@ -246,16 +247,20 @@ class BaseMessage(BaseModel):
                 update = {name: value for name, value in update.items() if name not in never}
         return super().model_copy(update=update, deep=deep)
 
-    @model_validator(mode="after")
+    @model_validator(mode="wrap")
+    @classmethod
     @python_only
-    def _storable(self) -> Self:
+    def _storable(cls, value: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
         """Refuse text that could never be stored (a lone surrogate: `storable.py`) where it enters, not at
-        `sync_msg` after a whole turn, and a value for a field the class never holds (`never_held.py`). Only
-        Python input is checked (`python_only`): JSON cannot hold a lone surrogate, and a stored record keeps
-        such a value (the union and `model_validate_json` drop its nulls)."""
-        check_storable(self)
-        drop_never_held(self, refuse=True)
-        return self
+        `sync_msg` after a whole turn, and a value for a field the class never holds (`never_held.py`) in the
+        input a message is built from. Only Python input is checked (`python_only`): JSON cannot hold a lone
+        surrogate, and a stored record keeps such a value (the union and `model_validate_json` drop its nulls),
+        as does a message loaded from one and passed on as it is (review R22: it could go in no container)."""
+        msg = handler(value)
+        check_storable(msg)
+        if msg is not value:
+            drop_never_held(msg, refuse=True)
+        return msg
 
     def to_llm_request(self) -> LLMMessage | list[LLMMessage]:
         """Convert to the provider-neutral LLM format (see the module docstring for the contract)."""

@@ -350,22 +350,24 @@ _PYTHON_ONLY: Final = "__tfrobot_python_only__"
 
 
 def python_only(check: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark a message's model validator (under `@model_validator(mode="after")`) as one that JSON input cannot
-    fail, so the class's schema runs it for Python input only."""
+    """Mark a message's model validator (under `@model_validator(mode="after")` or `mode="wrap"`) as one that JSON
+    input cannot fail, so the class's schema runs it for Python input only."""
     setattr(check, _PYTHON_ONLY, True)
     return check
 
 
 def _checks_for_python_only(schema: CoreSchema) -> CoreSchema:
-    """`schema` (a message class's own) with its outer after validators marked `python_only` run for Python
-    input only.
+    """`schema` (a message class's own) with its outer after and wrap validators marked `python_only` run for
+    Python input only.
 
     Every JSON message validated went through them, two Python frames each, to return at once: the check of
     `storable.py` looks for what JSON cannot hold. The JSON branch is the model node under them; the ref
     moves to the new node, so every reference to the class reaches both branches."""
     node = cast(dict[str, Any], schema)
     inner = node
-    while inner.get("type") == "function-after" and getattr(inner["function"]["function"], _PYTHON_ONLY, False):
+    while inner.get("type") in ("function-after", "function-wrap") and getattr(
+        inner["function"]["function"], _PYTHON_ONLY, False
+    ):
         inner = inner["schema"]
     if inner is node:
         return schema
