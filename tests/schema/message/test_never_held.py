@@ -16,6 +16,7 @@ from tfrobot.schema.message import (
     Message,
     TextMessage,
     ToolCall,
+    ToolReturn,
     registered_classes,
 )
 from tfrobot.schema.message.never_held import never_held
@@ -104,7 +105,7 @@ def test_python_input_with_a_value_there_is_refused_naming_the_fix() -> None:
     with pytest.raises(ValidationError, match=r"TextMessage never holds `tool_calls`.*Fix: put it on the message"):
         TextMessage(content="hi", tool_calls=[ToolCall(id="c", name="n")])  # type: ignore[call-arg]
     with pytest.raises(ValidationError, match=r"AssistantRefusalMessage never holds `tool_reses`"):
-        AssistantRefusalMessage.model_validate({"refusal": "no", "tool_reses": ["r"]})
+        AssistantRefusalMessage.model_validate({"refusal": "no", "tool_reses": [ToolReturn(call_id="c")]})
     quiet = ImageMessage.model_validate(
         {"content": {"type": "image", "url": "https://example.com/a.png"}, "tool_calls": None}
     )
@@ -149,3 +150,15 @@ def test_a_value_there_that_names_a_kind_is_not_the_kind(record: dict[str, Any],
     msg = loaded(record)
     assert type(msg) is type(loaded(without))
     assert msg.model_extra == {name: record[name]}
+
+
+def test_a_dump_of_a_message_with_a_kept_value_validates_back() -> None:
+    """Review R22: `model_validate(msg.model_dump())` of a message loaded from a record that kept such a value
+    was refused; plain data is the record's and stays an extra field, a typed value is still refused."""
+    calls = [{"id": "c", "name": "n", "arguments": "{}"}]
+    (msg,) = MESSAGES.validate_json(json.dumps([_record(tool_calls=calls)]))
+    again = TextMessage.model_validate(msg.model_dump())
+    assert again == msg
+    assert again.model_extra == {"tool_calls": calls}
+    with pytest.raises(ValidationError, match="never holds `tool_calls`"):
+        TextMessage.model_validate({**msg.model_dump(), "tool_calls": [ToolCall(id="c", name="n")]})

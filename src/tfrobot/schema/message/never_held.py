@@ -10,8 +10,8 @@ fields (pydantic leaves class variables out).
 
 Records written before v3 hold every field, null ones included. A null the class never holds is dropped where
 the record loads (`drop_never_held`), so an old record loads equal to the message a current version writes; any
-other value stays an extra field of the message (a stored record loses nothing), and Python input that gives one
-is refused: a user message with tool calls is a mistake of the code that built it.
+other value stays an extra field of the message (a stored record loses nothing), and Python input that gives a
+typed one (a `ToolCall`) is refused: a user message with tool calls is a mistake of the code that built it.
 """
 
 from __future__ import annotations
@@ -28,9 +28,20 @@ def never_held(cls: type[BaseModel]) -> frozenset[str]:
     return frozenset(inherited.intersection(cls.__class_vars__))
 
 
+def _plain(value: object) -> bool:
+    """Whether `value` is plain JSON data (what a stored record, or a `model_dump()` of one, holds)."""
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _plain(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_plain(item) for item in value)
+    return value is None or isinstance(value, str | int | float | bool)
+
+
 def drop_never_held(msg: BaseModel, *, refuse: bool) -> None:
     """Drop the nulls `msg`'s input gave fields its class never holds (they went to its extra fields); with
-    `refuse`, raise for any other value, else keep it there."""
+    `refuse`, raise for a typed value (a `ToolCall` on a user message: the code that built it is wrong), else keep
+    it there: plain data is a stored record's, and `model_dump()` then `model_validate` of a message loaded from
+    one must give it back (review R22)."""
     extra = msg.__pydantic_extra__
     if not extra:
         return
@@ -42,7 +53,7 @@ def drop_never_held(msg: BaseModel, *, refuse: bool) -> None:
             fields_set = msg.__pydantic_fields_set__
             if name in fields_set:
                 object.__setattr__(msg, "__pydantic_fields_set__", fields_set - {name})
-        elif refuse:
+        elif refuse and not _plain(value):
             raise ValueError(
                 f"{cls.__name__} never holds `{name}` (got {value!r}): a {cls.__name__} reads it as None and does "
                 f"not store it. Fix: put it on the message that holds it (tool calls on the assistant message, "
