@@ -59,9 +59,6 @@ for _name in (
 ):
     setattr(_SharedFieldsSet, _name, _refuse)
 
-_FIELDS_SET: Final = BaseModel.__dict__["__pydantic_fields_set__"]
-"""The slot of pydantic's models that holds the fields set (its descriptor: assigned without `__setattr__`)."""
-
 _SHARED: Final[dict[tuple[str, ...], set[str]]] = {}
 """Tuple of a fields set (in its iteration order) -> the shared set equal to it."""
 
@@ -78,13 +75,9 @@ def share(fields_set: set[str]) -> set[str]:
 
 
 def share_all(messages: Iterable[BaseModel]) -> None:
-    """Give each of `messages` the shared set equal to its own (`share`, the usual combination looked up inline:
-    this runs for every record of every trace loaded)."""
-    get, assign = _SHARED.get, object.__setattr__
+    """Give each of `messages` the shared set equal to its own (`share`)."""
     for msg in messages:
-        fields_set = msg.__pydantic_fields_set__
-        shared = get(tuple(fields_set))
-        assign(msg, "__pydantic_fields_set__", share(fields_set) if shared is None else shared)
+        object.__setattr__(msg, "__pydantic_fields_set__", share(msg.__pydantic_fields_set__))
 
 
 def is_shared(fields_set: set[str]) -> bool:

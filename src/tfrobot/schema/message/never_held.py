@@ -3,8 +3,8 @@
 `BaseMessage` carries every field of the seed's field map, because system, tool, console and function messages
 are plain `BaseMessage`s told apart by which of them they fill. A user message never holds tool calls, results,
 function calls or TFL scripts, and an assistant message never holds results; yet every field a class has costs
-every instance of it, stored or not: a slot in its `__dict__` (a user message's grew from 10 to 16 slots, an
-assistant's from 19 to 22, which doubles the dict), a key looked up in every record it loads from, a test in
+every instance of it, stored or not: a slot in its `__dict__` (a user message needs 10 without them, 16 with
+them; an assistant 19, or 22, which doubles the dict), a key looked up in every record it loads from, a test in
 every dump. So those classes declare them `ClassVar[None] = None`: they read as None, as before, and are no
 fields (pydantic leaves class variables out).
 
